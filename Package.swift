@@ -16,6 +16,7 @@ let grpcInProcess = Target.Dependency.product(name: "GRPCInProcessTransport", pa
 let swiftProtobuf = Target.Dependency.product(name: "SwiftProtobuf", package: "swift-protobuf")
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
 let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let sqlKit = Target.Dependency.product(name: "SQLKit", package: "sql-kit")
 let sqliteKit = Target.Dependency.product(name: "SQLiteKit", package: "sqlite-kit")
@@ -75,8 +76,15 @@ let package = Package(
       name: "IntentsKit",
       dependencies: [
         "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
-        serviceLifecycle, sqlKit, sqliteKit, nioCore, nioPosix,
+        serviceLifecycle, unixSignals, sqlKit, sqliteKit, nioCore, nioPosix, argumentParser,
       ],
+      swiftSettings: strictSettings
+    ),
+
+    // What service tests share: a domain served in-process, as its executable assembles it.
+    .target(
+      name: "IntentsKitTesting",
+      dependencies: ["IntentsKit", "IntentMeshProtos", grpcCore, grpcInProcess, logging, swiftProtobuf],
       swiftSettings: strictSettings
     ),
 
@@ -99,14 +107,17 @@ let package = Package(
     // Tests.
     .testTarget(
       name: "IntentsKitTests",
-      dependencies: ["IntentsKit", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess, swiftProtobuf, sqlKit, logging],
+      dependencies: [
+        "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess, swiftProtobuf,
+        sqlKit, logging,
+      ],
       swiftSettings: strictSettings
     ),
     .testTarget(
       name: "MessagingTests",
       dependencies: [
-        "Messaging", "IntentsKit", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess, grpcProtobuf,
-        swiftProtobuf, logging,
+        "Messaging", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess,
+        grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
     ),

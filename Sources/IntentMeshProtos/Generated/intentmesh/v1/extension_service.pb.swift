@@ -260,6 +260,11 @@ package nonisolated struct Intentmesh_V1_SetUserVocabularyRequest: Sendable {
   /// In order of importance. Strings over 1024 UTF-16 code units are discarded.
   package var strings: [String] = []
 
+  /// The same, with the app's identifier of what each phrase names (setVocabulary(_:of:), iOS 11):
+  /// "Sparkle Sparkly" with vocabulary_identifier "scott" makes the phrase resolve to that contact.
+  /// Strings and speakables together form one ordered set.
+  package var speakables: [Intentmesh_V1_SpeakableString] = []
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
@@ -651,7 +656,7 @@ nonisolated extension Intentmesh_V1_HandleResponse: SwiftProtobuf.Message, Swift
 
 nonisolated extension Intentmesh_V1_SetUserVocabularyRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".SetUserVocabularyRequest"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{3}vocabulary_type\0\u{1}strings\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{3}vocabulary_type\0\u{1}strings\0\u{1}speakables\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -662,6 +667,7 @@ nonisolated extension Intentmesh_V1_SetUserVocabularyRequest: SwiftProtobuf.Mess
       case 1: try { try decoder.decodeSingularMessageField(value: &self._context) }()
       case 2: try { try decoder.decodeSingularEnumField(value: &self.vocabularyType) }()
       case 3: try { try decoder.decodeRepeatedStringField(value: &self.strings) }()
+      case 4: try { try decoder.decodeRepeatedMessageField(value: &self.speakables) }()
       default: break
       }
     }
@@ -681,6 +687,9 @@ nonisolated extension Intentmesh_V1_SetUserVocabularyRequest: SwiftProtobuf.Mess
     if !self.strings.isEmpty {
       try visitor.visitRepeatedStringField(value: self.strings, fieldNumber: 3)
     }
+    if !self.speakables.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.speakables, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -688,6 +697,7 @@ nonisolated extension Intentmesh_V1_SetUserVocabularyRequest: SwiftProtobuf.Mess
     if lhs._context != rhs._context {return false}
     if lhs.vocabularyType != rhs.vocabularyType {return false}
     if lhs.strings != rhs.strings {return false}
+    if lhs.speakables != rhs.speakables {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

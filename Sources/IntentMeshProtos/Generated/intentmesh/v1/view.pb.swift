@@ -261,21 +261,11 @@ package nonisolated struct Intentmesh_V1_ParameterDisplay: Sendable {
 
   package var displayText: String = String()
 
-  package var value: SwiftProtobuf.Google_Protobuf_Any {
-    get {_value ?? SwiftProtobuf.Google_Protobuf_Any()}
-    set {_value = newValue}
-  }
-  /// Returns true if `value` has been explicitly set.
-  package var hasValue: Bool {self._value != nil}
-  /// Clears the value of `value`. Subsequent reads from it will return its default value.
-  package mutating func clearValue() {self._value = nil}
-
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
 
   fileprivate var _parameter: Intentmesh_V1_Parameter? = nil
-  fileprivate var _value: SwiftProtobuf.Google_Protobuf_Any? = nil
 }
 
 /// A declarative view a UI client can draw.
@@ -710,7 +700,7 @@ nonisolated extension Intentmesh_V1_ConfigureViewResponse: SwiftProtobuf.Message
 
 nonisolated extension Intentmesh_V1_ParameterDisplay: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ParameterDisplay"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameter\0\u{1}label\0\u{3}display_text\0\u{1}value\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}parameter\0\u{1}label\0\u{3}display_text\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -721,7 +711,6 @@ nonisolated extension Intentmesh_V1_ParameterDisplay: SwiftProtobuf.Message, Swi
       case 1: try { try decoder.decodeSingularMessageField(value: &self._parameter) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.label) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.displayText) }()
-      case 4: try { try decoder.decodeSingularMessageField(value: &self._value) }()
       default: break
       }
     }
@@ -741,9 +730,6 @@ nonisolated extension Intentmesh_V1_ParameterDisplay: SwiftProtobuf.Message, Swi
     if !self.displayText.isEmpty {
       try visitor.visitSingularStringField(value: self.displayText, fieldNumber: 3)
     }
-    try { if let v = self._value {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 4)
-    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -751,7 +737,6 @@ nonisolated extension Intentmesh_V1_ParameterDisplay: SwiftProtobuf.Message, Swi
     if lhs._parameter != rhs._parameter {return false}
     if lhs.label != rhs.label {return false}
     if lhs.displayText != rhs.displayText {return false}
-    if lhs._value != rhs._value {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -397,6 +397,7 @@ package nonisolated struct Intentmesh_Messaging_V1_SendMessageIntentResponse: Se
 
   package var code: Intentmesh_Messaging_V1_SendMessageIntentResponse.Code = .unspecified
 
+  /// The first message sent (SiriKit's sentMessage).
   package var sentMessage: Intentmesh_Messaging_V1_Message {
     get {_sentMessage ?? Intentmesh_Messaging_V1_Message()}
     set {_sentMessage = newValue}
@@ -405,6 +406,9 @@ package nonisolated struct Intentmesh_Messaging_V1_SendMessageIntentResponse: Se
   package var hasSentMessage: Bool {self._sentMessage != nil}
   /// Clears the value of `sentMessage`. Subsequent reads from it will return its default value.
   package mutating func clearSentMessage() {self._sentMessage = nil}
+
+  /// One message per recipient, as stored (SiriKit's later sentMessages).
+  package var sentMessages: [Intentmesh_Messaging_V1_Message] = []
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1108,7 +1112,7 @@ nonisolated extension Intentmesh_Messaging_V1_SendMessageIntent: SwiftProtobuf.M
 
 nonisolated extension Intentmesh_Messaging_V1_SendMessageIntentResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".SendMessageIntentResponse"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{3}sent_message\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}code\0\u{3}sent_message\0\u{3}sent_messages\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1118,6 +1122,7 @@ nonisolated extension Intentmesh_Messaging_V1_SendMessageIntentResponse: SwiftPr
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularEnumField(value: &self.code) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._sentMessage) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.sentMessages) }()
       default: break
       }
     }
@@ -1134,12 +1139,16 @@ nonisolated extension Intentmesh_Messaging_V1_SendMessageIntentResponse: SwiftPr
     try { if let v = self._sentMessage {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.sentMessages.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.sentMessages, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   package static func ==(lhs: Intentmesh_Messaging_V1_SendMessageIntentResponse, rhs: Intentmesh_Messaging_V1_SendMessageIntentResponse) -> Bool {
     if lhs.code != rhs.code {return false}
     if lhs._sentMessage != rhs._sentMessage {return false}
+    if lhs.sentMessages != rhs.sentMessages {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

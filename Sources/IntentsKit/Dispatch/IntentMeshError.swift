@@ -1,0 +1,55 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import GRPCCore
+
+/// The errors the runtime turns into gRPC statuses: bad input is the client's, never a crash.
+package enum IntentMeshError: Error, Equatable, RPCErrorConvertible {
+  /// No handler for the intent class (NOT_FOUND).
+  case unknownIntentClass(String)
+  /// The payload is not the intent's message type, or its bytes do not decode (INVALID_ARGUMENT).
+  case invalidPayload(String)
+  /// A request field is missing or malformed (INVALID_ARGUMENT).
+  case invalidArgument(String)
+  /// The intent is restricted while locked and the device is locked (FAILED_PRECONDITION).
+  case restrictedWhileLocked(intentClass: String)
+  /// An intent identifier was reused with a different intent (FAILED_PRECONDITION).
+  case identifierReused(identifier: String, intentClass: String)
+  /// The request names another user's data (PERMISSION_DENIED).
+  case permissionDenied(String)
+  /// The request has no user (UNAUTHENTICATED).
+  case unauthenticated(String)
+  /// The intent has no live updates (UNIMPLEMENTED).
+  case liveUpdatesUnsupported(intentClass: String)
+  /// A handler broke the SiriKit contract, e.g. too few array results (INTERNAL).
+  case handlerContract(String)
+
+  package var rpcErrorCode: RPCError.Code {
+    switch self {
+    case .unknownIntentClass: .notFound
+    case .invalidPayload, .invalidArgument: .invalidArgument
+    case .restrictedWhileLocked, .identifierReused: .failedPrecondition
+    case .permissionDenied: .permissionDenied
+    case .unauthenticated: .unauthenticated
+    case .liveUpdatesUnsupported: .unimplemented
+    case .handlerContract: .internalError
+    }
+  }
+
+  package var rpcErrorMessage: String {
+    switch self {
+    case .unknownIntentClass(let name):
+      name.isEmpty
+        ? "intent.intent_class is empty; name a class such as INSendMessageIntent"
+        : "no handler for intent class \(name) in this service"
+    case .invalidPayload(let message), .invalidArgument(let message), .permissionDenied(let message),
+      .unauthenticated(let message), .handlerContract(let message):
+      message
+    case .restrictedWhileLocked(let intentClass):
+      "\(intentClass) is restricted while locked: the user must unlock the device first"
+    case .identifierReused(let identifier, let intentClass):
+      "intent identifier \(identifier) was already handled with a different \(intentClass); use a new identifier"
+    case .liveUpdatesUnsupported(let intentClass):
+      "\(intentClass) has no live updates"
+    }
+  }
+}

@@ -1,0 +1,136 @@
+package import Foundation
+package import IntentMeshProtos
+package import SQLKit
+package import SwiftProtobuf
+
+/// One intent class a domain serves, with its handler's types erased so that dispatch by class name
+/// needs no generics. Made with `IntentRegistration.handler(_:make:)`.
+package struct IntentRegistration: Sendable {
+  package let intentClass: String
+  package let payloadType: String
+  package let responseType: String
+  package let parameters: [Intentmesh_V1_ParameterDeclaration]
+  package let requiresUserConfirmation: Bool
+  package let confirmationPrompt: String
+  package let handleHasEffects: Bool
+  package let supportsLiveUpdates: Bool
+  package let viewController: AnyIntentViewController?
+
+  let decodeIntent: @Sendable (Google_Protobuf_Any?) throws -> any SwiftProtobuf.Message
+  let decodeResponse: @Sendable (Google_Protobuf_Any) throws -> any SwiftProtobuf.Message
+  let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
+  let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
+  let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
+  let samePayload: @Sendable (Google_Protobuf_Any?, Data) -> Bool
+  let liveUpdates:
+    (@Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void) async throws -> Void)?
+
+  /// Registers handler type `H`; `make` builds a fresh, stateless handler for every call.
+  package static func handler<H: IntentHandler>(
+    _ type: H.Type,
+    view: AnyIntentViewController? = nil,
+    make: @escaping @Sendable () -> H
+  ) -> IntentRegistration {
+    IntentRegistration(type, view: view, make: make, liveUpdates: nil)
+  }
+
+  /// Registers a handler whose intent streams live updates (SiriKit's `startSendingUpdates(for:to:)`).
+  package static func liveHandler<H: LiveUpdatingIntentHandler>(
+    _ type: H.Type,
+    view: AnyIntentViewController? = nil,
+    make: @escaping @Sendable () -> H
+  ) -> IntentRegistration {
+    IntentRegistration(type, view: view, make: make) { payload, context, send in
+      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: H.intentClass)
+      try await make().startSendingUpdates(for: intent, context: context) { answer in
+        try await send(try HandlerAnswer(answer))
+      }
+    }
+  }
+
+  private init<H: IntentHandler>(
+    _ type: H.Type,
+    view: AnyIntentViewController?,
+    make: @escaping @Sendable () -> H,
+    liveUpdates: (
+      @Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void) async throws ->
+        Void
+    )?
+  ) {
+    let intentClass = H.intentClass
+    self.intentClass = intentClass
+    self.payloadType = H.Intent.protoMessageName
+    self.responseType = H.Response.protoMessageName
+    self.parameters = H.parameters.map(\.declaration)
+    self.requiresUserConfirmation = H.requiresUserConfirmation
+    self.confirmationPrompt = H.confirmationPrompt
+    self.handleHasEffects = H.handleHasEffects
+    self.supportsLiveUpdates = liveUpdates != nil
+    self.viewController = view
+    self.liveUpdates = liveUpdates
+    self.decodeIntent = { try IntentPayload.decode(H.Intent.self, from: $0, intentClass: intentClass) }
+    self.decodeResponse = { try H.Response(unpackingAny: $0) }
+    self.resolve = { payload, requested, context in
+      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+      let chosen = try Self.chosenParameters(H.parameters, requested: requested, intentClass: intentClass)
+      var resolved = intent
+      var resolutions: [Intentmesh_V1_ParameterResolution] = []
+      var complete = true
+      for parameter in chosen {
+        let outcome = try await parameter.run(make(), intent, context)
+        outcome.apply(&resolved)
+        complete = complete && outcome.settled
+        resolutions.append(
+          .with {
+            $0.parameter = parameter.keyPath
+            $0.isArray = parameter.isArray
+            $0.results = outcome.results
+          })
+      }
+      return ResolveOutcome(
+        resolutions: resolutions, resolvedPayload: try Google_Protobuf_Any(message: resolved), complete: complete)
+    }
+    self.confirm = { payload, context in
+      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+      return try HandlerAnswer(try await make().confirm(intent: intent, context: context))
+    }
+    self.handle = { payload, context, database in
+      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+      return try HandlerAnswer(try await make().handle(intent: intent, context: context, database: database))
+    }
+    self.samePayload = { payload, stored in
+      guard let storedAny = try? Google_Protobuf_Any(serializedBytes: stored),
+        let earlier = try? IntentPayload.decode(H.Intent.self, from: storedAny, intentClass: intentClass),
+        let now = try? IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+      else { return false }
+      return earlier.isEqualTo(message: now)
+    }
+  }
+
+  private static func chosenParameters<H: IntentHandler>(
+    _ all: [IntentParameter<H>], requested: [String], intentClass: String
+  ) throws -> [IntentParameter<H>] {
+    guard !requested.isEmpty else { return all }
+    return try requested.map { name in
+      guard let parameter = all.first(where: { $0.keyPath == name }) else {
+        let known = all.map(\.keyPath).joined(separator: ", ")
+        throw IntentMeshError.invalidArgument("\(intentClass) has no parameter \"\(name)\"; its parameters are: \(known)")
+      }
+      return parameter
+    }
+  }
+
+  /// The manifest entry of this intent.
+  package func declaration(restrictedWhileLocked: Bool) -> Intentmesh_V1_IntentDeclaration {
+    .with {
+      $0.intentClass = intentClass
+      $0.payloadType = payloadType
+      $0.responseType = responseType
+      $0.parameters = parameters
+      $0.restrictedWhileLocked = restrictedWhileLocked
+      $0.requiresUserConfirmation = requiresUserConfirmation
+      $0.supportsLiveUpdates = supportsLiveUpdates
+      $0.confirmationPrompt = confirmationPrompt
+    }
+  }
+}

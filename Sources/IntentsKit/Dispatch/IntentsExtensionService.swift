@@ -1,0 +1,199 @@
+internal import Foundation
+package import GRPCCore
+package import IntentMeshProtos
+package import Logging
+internal import SQLKit
+internal import SwiftProtobuf
+
+/// The `intentmesh.v1.IntentsExtension` service of a domain: dispatch by intent class to a fresh
+/// handler, SiriKit's defaults, exactly-once Handle, view configuration and user vocabulary.
+package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProtocol {
+  let scope: RequestScope
+  let store: any IntentStore
+
+  package init(scope: RequestScope, store: any IntentStore) {
+    self.scope = scope
+    self.store = store
+  }
+
+  package func describe(
+    request: Intentmesh_V1_DescribeRequest, context: ServerContext
+  ) async throws -> Intentmesh_V1_DescribeResponse {
+    .with { $0.manifest = scope.manifest.proto }
+  }
+
+  package func resolve(
+    request: Intentmesh_V1_ResolveRequest, context: ServerContext
+  ) async throws -> Intentmesh_V1_ResolveResponse {
+    try await guarded("Resolve") {
+      let (registration, intentContext) = try scope.enter(
+        request.context, intentClass: request.intent.intentClass, identifier: request.intent.identifier)
+      let outcome = try await registration.resolve(payload(of: request.intent), request.parameters, intentContext)
+      return .with {
+        $0.resolutions = outcome.resolutions
+        $0.resolvedIntent = request.intent
+        $0.resolvedIntent.payload = outcome.resolvedPayload
+        $0.complete = outcome.complete
+      }
+    }
+  }
+
+  package func confirm(
+    request: Intentmesh_V1_ConfirmRequest, context: ServerContext
+  ) async throws -> Intentmesh_V1_ConfirmResponse {
+    try await guarded("Confirm") {
+      let (registration, intentContext) = try scope.enter(
+        request.context, intentClass: request.intent.intentClass, identifier: request.intent.identifier)
+      let answer = try await registration.confirm(payload(of: request.intent), intentContext)
+      let status: Intentmesh_V1_IntentHandlingStatus =
+        registration.requiresUserConfirmation && answer.status == .ready ? .userConfirmationRequired : answer.status
+      let built = InteractionBuilder.build(intent: request.intent, answer: answer, status: status, date: intentContext.now)
+      return .with {
+        $0.response = built.response
+        $0.interaction = built.interaction
+      }
+    }
+  }
+
+  package func handle(
+    request: Intentmesh_V1_HandleRequest, context: ServerContext
+  ) async throws -> Intentmesh_V1_HandleResponse {
+    try await guarded("Handle") {
+      let intent = request.intent
+      let (registration, intentContext) = try scope.enter(
+        request.context, intentClass: intent.intentClass, identifier: intent.identifier)
+      let payload = payload(of: intent)
+      _ = try registration.decodeIntent(payload)
+      let respond: @Sendable (HandlerAnswer) -> Intentmesh_V1_HandleResponse = { answer in
+        let built = InteractionBuilder.build(intent: intent, answer: answer, status: answer.status, date: intentContext.now)
+        return .with {
+          $0.response = built.response
+          $0.interaction = built.interaction
+        }
+      }
+      guard registration.handleHasEffects else {
+        return respond(try await store.read { try await registration.handle(payload, intentContext, $0) })
+      }
+      guard !intent.identifier.isEmpty else {
+        throw IntentMeshError.invalidArgument(
+          "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once")
+      }
+      let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).serializedBytes()
+      return try await store.write { database in
+        if let earlier = try await HandledIntentLedger.entry(
+          userID: intentContext.userID, identifier: intent.identifier, in: database)
+        {
+          guard earlier.intentClass == intent.intentClass, registration.samePayload(payload, earlier.payload) else {
+            throw IntentMeshError.identifierReused(identifier: intent.identifier, intentClass: intent.intentClass)
+          }
+          var replay = try Intentmesh_V1_HandleResponse(serializedBytes: earlier.response)
+          replay.replayed = true
+          return replay
+        }
+        let response = respond(try await registration.handle(payload, intentContext, database))
+        try await HandledIntentLedger.record(
+          userID: intentContext.userID, identifier: intent.identifier,
+          entry: .init(intentClass: intent.intentClass, payload: payloadBytes, response: try response.serializedBytes()),
+          at: Int64((intentContext.now.timeIntervalSince1970 * 1000).rounded()), in: database)
+        return response
+      }
+    }
+  }
+
+  package func configureView(
+    request: Intentmesh_V1_ConfigureViewRequest, context: ServerContext
+  ) async throws -> Intentmesh_V1_ConfigureViewResponse {
+    try await guarded("ConfigureView") {
+      let interaction = request.interaction
+      let (registration, intentContext) = try scope.enter(
+        request.context, intentClass: interaction.intent.intentClass, identifier: interaction.intent.identifier)
+      for parameter in request.parameters {
+        _ = try ParameterDisplays.message(holding: parameter, in: interaction, registration: registration)
+        _ = try KeyPathReader.parse(parameter.keyPath)
+      }
+      let configuration =
+        try await registration.viewController?.configure(request, interaction, intentContext) ?? .declined
+      var shown = request.parameters
+      if configuration.configured {
+        shown += configuration.parameters.filter { claimed in !shown.contains(claimed) }
+      }
+      let displays = try ParameterDisplays.displays(for: shown, in: interaction, registration: registration)
+      return .with {
+        $0.configured = configuration.configured
+        $0.configuredParameters = configuration.configured ? configuration.parameters : []
+        $0.desiredSize = configuration.desiredSize
+        if let view = configuration.view, configuration.configured { $0.view = view }
+        $0.displayValues = displays
+      }
+    }
+  }
+
+  package func setUserVocabulary(
+    request: Intentmesh_V1_SetUserVocabularyRequest, context: ServerContext
+  ) async throws -> Intentmesh_V1_SetUserVocabularyResponse {
+    try await guarded("SetUserVocabulary") {
+      let userID = try UserIdentity.userID(of: request.context)
+      let declared = scope.manifest.proto.vocabularyTypes
+      guard declared.contains(request.vocabularyType) else {
+        let names = declared.map(EnumCaseName.of).joined(separator: ", ")
+        throw IntentMeshError.invalidArgument(
+          "\(scope.manifest.proto.appName) takes user vocabulary of types \(names), not \(EnumCaseName.of(request.vocabularyType))"
+        )
+      }
+      let (kept, discarded) = UserVocabulary.entries(of: request)
+      try await store.write { database in
+        try await UserVocabulary.replace(userID: userID, type: request.vocabularyType, with: kept, in: database)
+      }
+      return .with {
+        $0.storedCount = Int32(kept.count)
+        $0.discardedCount = Int32(discarded)
+      }
+    }
+  }
+
+  package func startSendingUpdates(
+    request: Intentmesh_V1_StartSendingUpdatesRequest,
+    response: RPCWriter<Intentmesh_V1_LiveUpdate>,
+    context: ServerContext
+  ) async throws {
+    try await guarded("StartSendingUpdates") {
+      let intent = request.intent
+      let (registration, intentContext) = try scope.enter(
+        request.context, intentClass: intent.intentClass, identifier: intent.identifier)
+      guard let liveUpdates = registration.liveUpdates else {
+        throw IntentMeshError.liveUpdatesUnsupported(intentClass: intent.intentClass)
+      }
+      try await liveUpdates(payload(of: intent), intentContext) { answer in
+        let built = InteractionBuilder.build(intent: intent, answer: answer, status: answer.status, date: scope.now())
+        try await response.write(
+          .with {
+            $0.response = built.response
+            $0.interaction = built.interaction
+          })
+      }
+    }
+  }
+
+  private func payload(of intent: Intentmesh_V1_Intent) -> Google_Protobuf_Any? {
+    intent.hasPayload ? intent.payload : nil
+  }
+
+  /// Runs an RPC body: errors that carry a status pass through; anything else is logged with the
+  /// request id and answered INTERNAL, without internals in the message.
+  private func guarded<T: Sendable>(_ method: String, _ body: () async throws -> T) async throws -> T {
+    do {
+      return try await body()
+    } catch let error as any RPCErrorConvertible {
+      throw RPCError(code: error.rpcErrorCode, message: error.rpcErrorMessage, metadata: error.rpcErrorMetadata)
+    } catch let error as RPCError {
+      throw error
+    } catch is CancellationError {
+      throw RPCError(code: .cancelled, message: "\(method) was cancelled")
+    } catch {
+      let requestID = RequestID.current ?? "-"
+      scope.logger.error(
+        "\(method) failed", metadata: ["request-id": "\(requestID)", "error": "\(String(reflecting: error))"])
+      throw RPCError(code: .internalError, message: "\(method) failed inside the service (request id \(requestID))")
+    }
+  }
+}

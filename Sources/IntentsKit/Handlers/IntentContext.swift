@@ -1,0 +1,37 @@
+internal import SwiftProtobuf
+package import Foundation
+package import IntentMeshProtos
+package import Logging
+
+/// Who asks and when: what a handler may know about the request besides the intent.
+package struct IntentContext: Sendable {
+  /// The user the request acts for, read by `UserIdentity`.
+  package var userID: String
+  package var locale: String
+  package var timeZone: TimeZone
+  package var deviceLocked: Bool
+  /// The intent's identifier (the exactly-once key of Handle).
+  package var intentIdentifier: String
+  /// The moment the request is handled, from the service's clock.
+  package var now: Date
+  /// A logger carrying the request id.
+  package var logger: Logger
+
+  package init(
+    userID: String,
+    locale: String = "en-US",
+    timeZone: TimeZone = .gmt,
+    deviceLocked: Bool = false,
+    intentIdentifier: String = "",
+    now: Date = Date(),
+    logger: Logger = Logger(label: "intentmesh")
+  ) {
+    self.userID = userID
+    self.locale = locale
+    self.timeZone = timeZone
+    self.deviceLocked = deviceLocked
+    self.intentIdentifier = intentIdentifier
+    self.now = now
+    self.logger = logger
+  }
+}

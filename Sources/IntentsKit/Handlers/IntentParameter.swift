@@ -1,0 +1,102 @@
+package import IntentMeshProtos
+package import SwiftProtobuf
+
+/// One parameter of an intent as a handler declares it: its key path, how it is resolved, and how a
+/// settled value is written back into the intent.
+package struct IntentParameter<Handler: IntentHandler>: Sendable {
+  /// The key path in the intent, e.g. "recipients".
+  package let keyPath: String
+  package let isArray: Bool
+  package let valueTypeName: String
+  /// What the host asks when the parameter needs a value.
+  package let prompt: String
+  /// A short label for a default view.
+  package let label: String
+  let run:
+    @Sendable (Handler, Handler.Intent, IntentContext) async throws -> (
+      results: [Intentmesh_V1_ResolutionResult], settled: Bool, apply: @Sendable (inout Handler.Intent) -> Void
+    )
+
+  /// A single-valued parameter. Without `resolve`, a given value is success and no value is not_required.
+  package static func value<V: ParameterValue>(
+    _ keyPath: String,
+    _ field: any WritableKeyPath<Handler.Intent, V> & Sendable,
+    prompt: String = "",
+    label: String = "",
+    resolve: (@Sendable (Handler) -> (Handler.Intent, IntentContext) async throws -> ResolutionResult<V>)? = nil
+  ) -> Self {
+    Self(keyPath: keyPath, isArray: false, valueTypeName: V.valueTypeName, prompt: prompt, label: label) {
+      handler, intent, context in
+      let result: ResolutionResult<V>
+      if let resolve {
+        result = try await resolve(handler)(intent, context)
+      } else {
+        let given = intent[keyPath: field]
+        result = given.isAbsent ? .notRequired : .success(given)
+      }
+      let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
+        if case .success(let value) = result { intent[keyPath: field] = value }
+      }
+      return ([try result.proto()], result.isSettled, apply)
+    }
+  }
+
+  /// An array parameter: one result per element, or one needs_value / not_required for the whole.
+  /// Without `resolve`, every given element is success and an empty array is not_required.
+  package static func array<V: ParameterValue>(
+    _ keyPath: String,
+    _ field: any WritableKeyPath<Handler.Intent, [V]> & Sendable,
+    prompt: String = "",
+    label: String = "",
+    resolve: (@Sendable (Handler) -> (Handler.Intent, IntentContext) async throws -> [ResolutionResult<V>])? = nil
+  ) -> Self {
+    Self(keyPath: keyPath, isArray: true, valueTypeName: V.valueTypeName, prompt: prompt, label: label) {
+      handler, intent, context in
+      let given = intent[keyPath: field]
+      let results: [ResolutionResult<V>]
+      if let resolve {
+        results = try await resolve(handler)(intent, context)
+      } else {
+        results = given.isEmpty ? [.notRequired] : given.map { .success($0) }
+      }
+      try validate(results, elements: given.count, keyPath: keyPath, intentClass: Handler.intentClass)
+      let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
+        guard results.count == given.count, !results.contains(where: \.isParameterLevel) else { return }
+        var values = intent[keyPath: field]
+        for (index, result) in results.enumerated() {
+          if case .success(let value) = result { values[index] = value }
+        }
+        intent[keyPath: field] = values
+      }
+      return (try results.map { try $0.proto() }, results.allSatisfy(\.isSettled), apply)
+    }
+  }
+
+  /// SiriKit's rule for array results: one per element, or a single parameter-level result.
+  static func validate<V>(_ results: [ResolutionResult<V>], elements: Int, keyPath: String, intentClass: String) throws {
+    if results.contains(where: \.isParameterLevel) {
+      guard results.count == 1 else {
+        throw IntentMeshError.handlerContract(
+          "\(intentClass).\(keyPath): needs_value and not_required must be the only result of an array parameter"
+        )
+      }
+      return
+    }
+    guard results.count == elements else {
+      throw IntentMeshError.handlerContract(
+        "\(intentClass).\(keyPath): \(results.count) results for \(elements) elements; an array parameter needs one result per element"
+      )
+    }
+  }
+
+  /// The manifest entry.
+  package var declaration: Intentmesh_V1_ParameterDeclaration {
+    .with {
+      $0.keyPath = keyPath
+      $0.isArray = isArray
+      $0.valueType = valueTypeName
+      $0.prompt = prompt
+      $0.label = label
+    }
+  }
+}

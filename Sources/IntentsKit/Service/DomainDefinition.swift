@@ -1,0 +1,30 @@
+internal import SwiftProtobuf
+package import Foundation
+package import IntentMeshProtos
+
+/// What a domain library gives the runtime: its handlers, the user vocabulary it reads, its schema
+/// and seed data. The runtime does the rest (transport, health, logs, shutdown, exactly-once).
+package struct DomainDefinition: Sendable {
+  /// The executable's name, e.g. "messaging-service".
+  package var serviceName: String
+  /// The handlers, built over the opened store.
+  package var makeRegistry: @Sendable (any IntentStore) -> IntentRegistry
+  package var vocabularyTypes: [Intentmesh_V1_VocabularyStringType]
+  package var migrations: [SchemaMigration]
+  /// Fills an empty store with demo data; must be idempotent.
+  package var seed: @Sendable (any IntentStore) async throws -> Void
+
+  package init(
+    serviceName: String,
+    vocabularyTypes: [Intentmesh_V1_VocabularyStringType],
+    migrations: [SchemaMigration],
+    seed: @escaping @Sendable (any IntentStore) async throws -> Void,
+    makeRegistry: @escaping @Sendable (any IntentStore) -> IntentRegistry
+  ) {
+    self.serviceName = serviceName
+    self.vocabularyTypes = vocabularyTypes
+    self.migrations = migrations
+    self.seed = seed
+    self.makeRegistry = makeRegistry
+  }
+}

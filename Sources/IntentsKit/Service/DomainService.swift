@@ -1,0 +1,79 @@
+internal import SwiftProtobuf
+package import Foundation
+internal import GRPCCore
+internal import GRPCNIOTransportHTTP2
+package import IntentMeshProtos
+package import Logging
+internal import ServiceLifecycle
+internal import UnixSignals
+
+/// A domain's executable, assembled: store, manifest, the IntentsExtension and health services over
+/// HTTP/2, request ids, and graceful shutdown on SIGTERM / SIGINT.
+package struct DomainService: Sendable {
+  package let definition: DomainDefinition
+  package let configuration: ServiceConfiguration
+  /// Where the manifest is read when the configuration names no folder.
+  package let bundledManifest: URL?
+  package let now: @Sendable () -> Date
+
+  package init(
+    definition: DomainDefinition,
+    configuration: ServiceConfiguration,
+    bundledManifest: URL?,
+    now: @escaping @Sendable () -> Date = { Date() }
+  ) {
+    self.definition = definition
+    self.configuration = configuration
+    self.bundledManifest = bundledManifest
+    self.now = now
+  }
+
+  /// Serves until SIGTERM or SIGINT, then drains calls in flight and closes the store.
+  package func run() async throws {
+    var logger = Logger(label: definition.serviceName)
+    logger.logLevel = configuration.logLevel
+    let store = try await SQLiteStore.open(path: configuration.databasePath, logger: logger)
+    do {
+      try await serve(store: store, logger: logger)
+    } catch {
+      try? await store.close()
+      throw error
+    }
+    try await store.close()
+    logger.info("stopped cleanly")
+  }
+
+  private func serve(store: SQLiteStore, logger: Logger) async throws {
+    guard let manifestDirectory = configuration.manifestDirectory ?? bundledManifest else {
+      throw ManifestError.unreadable(path: "(none)", underlying: "no manifest folder: pass --manifest")
+    }
+    let prepared = try await PreparedDomain.prepare(
+      definition: definition, store: store, manifestDirectory: manifestDirectory, now: now, logger: logger)
+    let board = prepared.board
+    let manifest = prepared.manifest
+    let transportConfig = HTTP2ServerTransport.Posix.Config.defaults { config in
+      config.rpc.maxRequestPayloadSize = configuration.maxRequestMessageBytes
+      config.compression.enabledAlgorithms = .all
+    }
+    let transport = HTTP2ServerTransport.Posix(
+      address: .ipv4(host: configuration.host, port: configuration.port),
+      transportSecurity: .plaintext,
+      config: transportConfig
+    )
+    let server = GRPCServer(
+      transport: transport,
+      services: prepared.services,
+      interceptors: [RequestIDInterceptor()]
+    )
+    let readiness = ReadinessReporter(
+      serviceName: definition.serviceName, appName: manifest.proto.appName, board: board, logger: logger
+    ) { try await server.listeningAddress }
+    let group = ServiceGroup(
+      configuration: .init(
+        services: [.init(service: GRPCServerService(server: server)), .init(service: readiness)],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+      ))
+    try await group.run()
+  }
+}

@@ -1,0 +1,38 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import Foundation
+package import GRPCCore
+package import Logging
+
+/// A domain ready to serve: store migrated and seeded, manifest checked, services built. Shared by
+/// the executables and by in-process tests, so both run the same assembly.
+package struct PreparedDomain: Sendable {
+  package let manifest: DomainManifest
+  package let registry: IntentRegistry
+  package let board: HealthStatusBoard
+  package let extensionService: IntentsExtensionService
+  package let healthService: HealthService
+
+  /// The gRPC services to register.
+  package var services: [any RegistrableRPCService] { [extensionService, healthService] }
+
+  package static func prepare(
+    definition: DomainDefinition,
+    store: any IntentStore,
+    manifestDirectory: URL,
+    now: @escaping @Sendable () -> Date,
+    logger: Logger
+  ) async throws -> PreparedDomain {
+    try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + definition.migrations)
+    try await definition.seed(store)
+    let registry = definition.makeRegistry(store)
+    let manifest = try DomainManifest.load(
+      directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes)
+    let board = HealthStatusBoard()
+    let scope = RequestScope(registry: registry, manifest: manifest, now: now, logger: logger)
+    return PreparedDomain(
+      manifest: manifest, registry: registry, board: board,
+      extensionService: IntentsExtensionService(scope: scope, store: store),
+      healthService: HealthService(board: board))
+  }
+}

@@ -1,0 +1,36 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import Foundation
+package import Logging
+
+/// How a domain service runs. Defaults suit one machine; every value can come from the environment
+/// (`INTENTMESH_*`) or a flag (see `ServiceOptions`), read in one place and injected everywhere else.
+package struct ServiceConfiguration: Sendable {
+  /// The address to listen on; 127.0.0.1 by default, 0.0.0.0 in containers.
+  package var host: String
+  /// The port; 0 picks a free one (the chosen port is printed).
+  package var port: Int
+  /// The SQLite file, or ":memory:".
+  package var databasePath: String
+  /// The folder with Info.plist and AppIntentVocabulary.plist; the executable's bundled copy by default.
+  package var manifestDirectory: URL?
+  package var logLevel: Logger.Level
+  /// The largest request message accepted; larger ones get RESOURCE_EXHAUSTED.
+  package var maxRequestMessageBytes: Int
+
+  package init(
+    host: String = "127.0.0.1",
+    port: Int,
+    databasePath: String,
+    manifestDirectory: URL? = nil,
+    logLevel: Logger.Level = .info,
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024
+  ) {
+    self.host = host
+    self.port = port
+    self.databasePath = databasePath
+    self.manifestDirectory = manifestDirectory
+    self.logLevel = logLevel
+    self.maxRequestMessageBytes = maxRequestMessageBytes
+  }
+}

@@ -1,0 +1,60 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import ArgumentParser
+package import Foundation
+package import Logging
+
+/// The command line of every domain service. A flag wins over its environment variable, which wins
+/// over the default.
+package struct ServiceOptions: ParsableArguments {
+  @Option(help: "Address to listen on (env INTENTMESH_HOST; default 127.0.0.1).")
+  package var host: String?
+
+  @Option(help: "Port to listen on; 0 picks a free one (env INTENTMESH_PORT).")
+  package var port: Int?
+
+  @Option(help: "SQLite database file, or :memory: (env INTENTMESH_DATABASE).")
+  package var database: String?
+
+  @Option(help: "Folder holding Info.plist and AppIntentVocabulary.plist (env INTENTMESH_MANIFEST_DIR).")
+  package var manifest: String?
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical (env INTENTMESH_LOG_LEVEL).")
+  package var logLevel: String?
+
+  @Option(help: "Largest request message in bytes (env INTENTMESH_MAX_MESSAGE_BYTES; default 4194304).")
+  package var maxMessageBytes: Int?
+
+  package init() {}
+
+  /// The configuration these options and `environment` describe.
+  package func configuration(
+    defaultPort: Int,
+    defaultDatabase: String,
+    environment: [String: String] = ProcessInfo.processInfo.environment
+  ) throws -> ServiceConfiguration {
+    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+    func integer(_ flag: Int?, _ key: String) throws -> Int? {
+      if let flag { return flag }
+      guard let text = value(nil, key) else { return nil }
+      guard let number = Int(text) else { throw ValidationError("\(key)=\(text) is not a number") }
+      return number
+    }
+    let levelText = value(logLevel, "INTENTMESH_LOG_LEVEL") ?? "info"
+    guard let level = Logger.Level(rawValue: levelText) else {
+      throw ValidationError("log level \(levelText) is not one of trace, debug, info, notice, warning, error, critical")
+    }
+    let port = try integer(self.port, "INTENTMESH_PORT") ?? defaultPort
+    guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
+    let maxBytes = try integer(maxMessageBytes, "INTENTMESH_MAX_MESSAGE_BYTES") ?? 4 * 1024 * 1024
+    guard maxBytes > 0 else { throw ValidationError("max message bytes must be positive") }
+    return ServiceConfiguration(
+      host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
+      port: port,
+      databasePath: value(database, "INTENTMESH_DATABASE") ?? defaultDatabase,
+      manifestDirectory: value(manifest, "INTENTMESH_MANIFEST_DIR").map { URL(fileURLWithPath: $0) },
+      logLevel: level,
+      maxRequestMessageBytes: maxBytes
+    )
+  }
+}

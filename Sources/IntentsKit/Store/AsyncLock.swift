@@ -1,0 +1,47 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+internal import Synchronization
+
+/// A lock that suspends instead of blocking: holders run one at a time, waiters in arrival order.
+package final class AsyncLock: Sendable {
+  private struct State {
+    var locked = false
+    var waiters: [CheckedContinuation<Void, Never>] = []
+  }
+
+  private let state = Mutex(State())
+
+  package init() {}
+
+  /// Runs `body` while holding the lock.
+  package func withLock<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+    await acquire()
+    defer { release() }
+    return try await body()
+  }
+
+  private func acquire() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let granted = state.withLock { state -> Bool in
+        if state.locked {
+          state.waiters.append(continuation)
+          return false
+        }
+        state.locked = true
+        return true
+      }
+      if granted { continuation.resume() }
+    }
+  }
+
+  private func release() {
+    let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+      if state.waiters.isEmpty {
+        state.locked = false
+        return nil
+      }
+      return state.waiters.removeFirst()
+    }
+    next?.resume()
+  }
+}

@@ -1,0 +1,15 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import SQLKit
+
+/// A domain's store: where every piece of state lives. Handlers are stateless and reach state only
+/// through the database a store hands them.
+package protocol IntentStore: Sendable {
+  /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
+  /// The commit is durable before this returns.
+  func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+  /// Runs `body` against a consistent view of the store, with no writes.
+  func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+  /// Closes the store; later calls fail.
+  func close() async throws
+}

@@ -1,0 +1,50 @@
+internal import SwiftProtobuf
+internal import Foundation
+package import IntentMeshProtos
+
+/// Text renderings of shared values, for default views and prompts.
+package enum DisplayText {
+  /// "85.00 USD": exact, from units and nanos, never through floating point.
+  package static func currency(_ amount: Intentmesh_V1_CurrencyAmount) -> String {
+    "\(decimal(units: amount.units, nanos: amount.nanos)) \(amount.currencyCode)"
+  }
+
+  /// The decimal text of `units + nanos / 1e9`, with at least two fraction digits.
+  package static func decimal(units: Int64, nanos: Int32) -> String {
+    let negative = units < 0 || nanos < 0
+    let whole = units.magnitude
+    var fraction = String(nanos.magnitude)
+    fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+    while fraction.count > 2, fraction.hasSuffix("0") { fraction.removeLast() }
+    return "\(negative ? "-" : "")\(whole).\(fraction)"
+  }
+
+  /// "2026-11-21 17:00" style text of date components; absent fields are left out.
+  package static func dateComponents(_ components: Intentmesh_V1_DateComponents) -> String {
+    var date = ""
+    if components.hasYear || components.hasMonth || components.hasDay {
+      date = [
+        components.hasYear ? String(format: "%04d", components.year) : nil,
+        components.hasMonth ? String(format: "%02d", components.month) : nil,
+        components.hasDay ? String(format: "%02d", components.day) : nil,
+      ].compactMap { $0 }.joined(separator: "-")
+    }
+    var time = ""
+    if components.hasHour {
+      time = String(format: "%02d:%02d", components.hour, components.hasMinute ? components.minute : 0)
+    }
+    return [date, time].filter { !$0.isEmpty }.joined(separator: " ")
+  }
+
+  /// "from … to …" text of a date range.
+  package static func dateRange(_ range: Intentmesh_V1_DateComponentsRange) -> String {
+    let start = range.hasStartDateComponents ? dateComponents(range.startDateComponents) : ""
+    let end = range.hasEndDateComponents ? dateComponents(range.endDateComponents) : ""
+    switch (start.isEmpty, end.isEmpty) {
+    case (false, false): return "\(start) – \(end)"
+    case (false, true): return "from \(start)"
+    case (true, false): return "until \(end)"
+    case (true, true): return ""
+    }
+  }
+}

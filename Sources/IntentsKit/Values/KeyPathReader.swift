@@ -1,0 +1,92 @@
+internal import IntentMeshProtos
+internal import Foundation
+package import SwiftProtobuf
+
+/// Reads a parameter value out of any generated message by SiriKit-style key path: "recipients",
+/// "recipients[1]", "rideStatus.driver", "rideStatus.driver.person.displayName".
+///
+/// Key path segments are the fields' proto3 JSON names (lowerCamelCase), so one reader serves
+/// every message without per-type code.
+package enum KeyPathReader {
+  /// A value found at a key path: a JSON-shaped tree (String, Bool, Double, [Any], [String: Any]) or
+  /// nothing when the field is absent.
+  package struct Value: @unchecked Sendable {
+    // @unchecked: `raw` holds only immutable Foundation JSON values (NSString, NSNumber, NSArray,
+    // NSDictionary) produced by JSONSerialization and never mutated after reading.
+    package let raw: Any?
+
+    package var isAbsent: Bool { raw == nil }
+
+    /// How a host shows the value: a person's display name, a phrase, "85.00 USD", a list joined by commas.
+    package var displayText: String { raw.map(Self.render) ?? "" }
+
+    static func render(_ value: Any) -> String {
+      switch value {
+      case let string as String: return string
+      case let number as NSNumber:
+        // JSONSerialization reports booleans as NSNumbers of Objective-C type "c" (char).
+        if String(cString: number.objCType) == "c" { return number.boolValue ? "yes" : "no" }
+        return number.stringValue
+      case let array as [Any]: return array.map(render).filter { !$0.isEmpty }.joined(separator: ", ")
+      case let object as [String: Any]: return renderObject(object)
+      default: return ""
+      }
+    }
+
+    static func renderObject(_ object: [String: Any]) -> String {
+      if let currency = object["currencyCode"] as? String, object["units"] != nil || object["nanos"] != nil {
+        let units = Int64(object["units"].map(render) ?? "0") ?? 0
+        let nanos = Int32(object["nanos"].map(render) ?? "0") ?? 0
+        return "\(DisplayText.decimal(units: units, nanos: nanos)) \(currency)"
+      }
+      for key in ["displayName", "spokenPhrase", "name", "title", "text", "content", "person"] {
+        if let inner = object[key] {
+          let text = render(inner)
+          if !text.isEmpty { return text }
+        }
+      }
+      return object.keys.sorted().compactMap { object[$0].map(render) }.filter { !$0.isEmpty }.joined(separator: ", ")
+    }
+  }
+
+  /// The value at `keyPath` in `message`; INVALID_ARGUMENT when the path is malformed.
+  package static func value(at keyPath: String, in message: any SwiftProtobuf.Message) throws -> Value {
+    let segments = try parse(keyPath)
+    let json = try message.jsonString()
+    var current: Any? = try JSONSerialization.jsonObject(with: Data(json.utf8))
+    for segment in segments {
+      guard let object = current as? [String: Any] else { return Value(raw: nil) }
+      current = object[segment.name]
+      if let index = segment.index {
+        guard let array = current as? [Any], index < array.count else { return Value(raw: nil) }
+        current = array[index]
+      }
+    }
+    return Value(raw: current)
+  }
+
+  struct Segment: Equatable {
+    var name: String
+    var index: Int?
+  }
+
+  /// Splits "a.b[2].c" into segments; rejects empty names and malformed indexes.
+  static func parse(_ keyPath: String) throws -> [Segment] {
+    let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false)
+    return try parts.map { part in
+      var name = Substring(part)
+      var index: Int?
+      if let open = part.firstIndex(of: "[") {
+        guard part.hasSuffix("]"), let number = Int(part[part.index(after: open)..<part.index(before: part.endIndex)]),
+          number >= 0
+        else { throw IntentMeshError.invalidArgument("malformed key path \"\(keyPath)\"") }
+        name = part[..<open]
+        index = number
+      }
+      guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+        throw IntentMeshError.invalidArgument("malformed key path \"\(keyPath)\"")
+      }
+      return Segment(name: String(name), index: index)
+    }
+  }
+}

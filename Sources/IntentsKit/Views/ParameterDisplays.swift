@@ -1,0 +1,51 @@
+package import IntentMeshProtos
+internal import SwiftProtobuf
+
+/// The default-view values of parameters: what a host draws for the parameters the app declines.
+package enum ParameterDisplays {
+  /// One display per parameter, read from the interaction's intent or response by key path.
+  package static func displays(
+    for parameters: [Intentmesh_V1_Parameter],
+    in interaction: Intentmesh_V1_Interaction,
+    registration: IntentRegistration
+  ) throws -> [Intentmesh_V1_ParameterDisplay] {
+    var displays: [Intentmesh_V1_ParameterDisplay] = []
+    var seen = Set<String>()
+    for parameter in parameters where seen.insert("\(parameter.parameterClass)#\(parameter.keyPath)").inserted {
+      let message = try self.message(holding: parameter, in: interaction, registration: registration)
+      let value = try message.map { try KeyPathReader.value(at: parameter.keyPath, in: $0) }
+      let rootName = parameter.keyPath.split(separator: ".").first.map { String($0.split(separator: "[")[0]) } ?? ""
+      displays.append(
+        .with {
+          $0.parameter = parameter
+          $0.label = registration.parameters.first { $0.keyPath == rootName }?.label ?? ""
+          $0.displayText = value?.displayText ?? ""
+        })
+    }
+    return displays
+  }
+
+  /// The intent payload for the intent class, the response payload for "<class>Response".
+  static func message(
+    holding parameter: Intentmesh_V1_Parameter,
+    in interaction: Intentmesh_V1_Interaction,
+    registration: IntentRegistration
+  ) throws -> (any SwiftProtobuf.Message)? {
+    switch parameter.parameterClass {
+    case registration.intentClass:
+      return try registration.decodeIntent(interaction.intent.hasPayload ? interaction.intent.payload : nil)
+    case registration.intentClass + "Response":
+      guard interaction.intentResponse.hasPayload else { return nil }
+      do {
+        return try registration.decodeResponse(interaction.intentResponse.payload)
+      } catch {
+        throw IntentMeshError.invalidPayload(
+          "interaction.intent_response.payload must be \(registration.responseType): \(error)")
+      }
+    default:
+      throw IntentMeshError.invalidArgument(
+        "parameter class \(parameter.parameterClass) is neither \(registration.intentClass) nor \(registration.intentClass)Response"
+      )
+    }
+  }
+}

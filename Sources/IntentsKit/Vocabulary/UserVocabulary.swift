@@ -1,0 +1,76 @@
+internal import SwiftProtobuf
+internal import Foundation
+package import IntentMeshProtos
+package import SQLKit
+
+/// A user's vocabulary (SiriKit's `INVocabulary`): ordered phrases per vocabulary type, each set
+/// replaced as a whole, feeding resolution (unicorn names, account nicknames, list titles).
+package enum UserVocabulary {
+  /// One phrase and what it names.
+  package struct Entry: Sendable, Equatable {
+    package var phrase: String
+    /// The app's identifier of what the phrase names ("scott"); empty for a plain string.
+    package var vocabularyIdentifier: String
+
+    package init(phrase: String, vocabularyIdentifier: String = "") {
+      self.phrase = phrase
+      self.vocabularyIdentifier = vocabularyIdentifier
+    }
+  }
+
+  /// SiriKit discards strings longer than this many UTF-16 code units.
+  package static let maximumUTF16Length = 1024
+
+  /// The kept entries of a request, in order, without duplicates, and how many were discarded.
+  package static func entries(of request: Intentmesh_V1_SetUserVocabularyRequest) -> (kept: [Entry], discarded: Int) {
+    let all =
+      request.strings.map { Entry(phrase: $0) }
+      + request.speakables.map { Entry(phrase: $0.spokenPhrase, vocabularyIdentifier: $0.vocabularyIdentifier) }
+    var kept: [Entry] = []
+    var seen = Set<String>()
+    var discarded = 0
+    for entry in all {
+      let phrase = entry.phrase.trimmingCharacters(in: .whitespacesAndNewlines)
+      guard !phrase.isEmpty, phrase.utf16.count <= maximumUTF16Length else {
+        discarded += 1
+        continue
+      }
+      guard seen.insert(phrase.lowercased()).inserted else { continue }
+      kept.append(Entry(phrase: phrase, vocabularyIdentifier: entry.vocabularyIdentifier))
+    }
+    return (kept, discarded)
+  }
+
+  /// Replaces the user's whole set of `type` with `entries`.
+  package static func replace(
+    userID: String, type: Intentmesh_V1_VocabularyStringType, with entries: [Entry], in database: any SQLDatabase
+  ) async throws {
+    try await database.raw(
+      "DELETE FROM intentmesh_user_vocabulary WHERE user_id = \(bind: userID) AND vocabulary_type = \(bind: type.rawValue)"
+    ).run()
+    for (position, entry) in entries.enumerated() {
+      try await database.raw(
+        """
+        INSERT INTO intentmesh_user_vocabulary (user_id, vocabulary_type, position, phrase, vocabulary_identifier)
+        VALUES (\(bind: userID), \(bind: type.rawValue), \(bind: position), \(bind: entry.phrase), \(bind: entry.vocabularyIdentifier))
+        """
+      ).run()
+    }
+  }
+
+  /// The user's entries of `type`, most important first.
+  package static func entries(
+    userID: String, type: Intentmesh_V1_VocabularyStringType, in database: any SQLDatabase
+  ) async throws -> [Entry] {
+    try await database.raw(
+      """
+      SELECT phrase, vocabulary_identifier FROM intentmesh_user_vocabulary
+      WHERE user_id = \(bind: userID) AND vocabulary_type = \(bind: type.rawValue) ORDER BY position
+      """
+    ).all().map {
+      Entry(
+        phrase: try $0.decode(column: "phrase", as: String.self),
+        vocabularyIdentifier: try $0.decode(column: "vocabulary_identifier", as: String.self))
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package import Foundation
+internal import Logging
+internal import MessagingProtos
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import IntentsKit
+
+/// The account checks UnicornChat makes in confirm and handle (session 225: users re-authenticate
+/// every once in a while, so confirm checks the sign-in).
+package enum AccountCheck {
+  package enum Outcome: Sendable, Equatable {
+    case ready(MessagingAccount)
+    /// No account, or signed out: the app must be opened to sign in.
+    case needsAppLaunch(UserActivityDraft)
+    /// The user's messaging service is switched off.
+    case serviceNotAvailable
+  }
+
+  package static func check(_ account: MessagingAccount?) -> Outcome {
+    guard let account else {
+      return .needsAppLaunch(
+        UserActivityDraft(userInfo: [
+          "error": "noAccount", "message": "Sign up for UnicornChat in the app to send messages.",
+        ]))
+    }
+    guard account.signedIn else {
+      return .needsAppLaunch(
+        UserActivityDraft(userInfo: [
+          "error": "signedOut", "message": "Your UnicornChat session expired. Sign in again in the app.",
+        ]))
+    }
+    guard account.serviceEnabled else { return .serviceNotAvailable }
+    return .ready(account)
+  }
+}

@@ -1,0 +1,72 @@
+package import Foundation
+internal import Logging
+internal import MessagingProtos
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import IntentsKit
+package import SQLKit
+
+/// INGetVisualCodeIntent: "show my code" arrives with an unknown type and resolves to a contact
+/// code (the WWDC17 demo); payment and transit codes are not UnicornChat's. The image is a real QR
+/// code of the user's contact link, as PNG.
+package struct GetVisualCodeHandler: IntentHandler {
+  package typealias Intent = GetVisualCodeIntent
+  package typealias Response = GetVisualCodeIntentResponse
+
+  package static let intentClass = "INGetVisualCodeIntent"
+  package static let handleHasEffects = false
+  package static var parameters: [IntentParameter<Self>] {
+    [.value("visualCodeType", \.visualCodeType, label: "Code", resolve: Self.resolveVisualCodeType)]
+  }
+
+  let store: any IntentStore
+
+  package init(store: any IntentStore) {
+    self.store = store
+  }
+
+  func resolveVisualCodeType(intent: Intent, context: IntentContext) async throws -> ResolutionResult<VisualCodeType> {
+    switch intent.visualCodeType {
+    case .unspecified, .contact: return .success(.contact)
+    case .requestPayment, .sendPayment:
+      return .unsupported(ResolutionReason(message: "UnicornChat makes contact codes only; payment codes come from a payments app."))
+    default:
+      return .unsupported(ResolutionReason(message: "UnicornChat makes contact codes only."))
+    }
+  }
+
+  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+    let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
+    return Self.accountAnswer(account) ?? IntentAnswer(code: .ready)
+  }
+
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+    let account = try await MessagingAccounts.account(of: context.userID, in: database)
+    if let refusal = Self.accountAnswer(account) { return refusal }
+    guard let account, [.unspecified, .contact].contains(intent.visualCodeType) else {
+      return IntentAnswer(code: .failure)
+    }
+    let code = try QRCode(encoding: account.contactLink)
+    let scale = 6
+    let side = (code.size + 8) * scale
+    var response = Response(code: .success)
+    response.visualCodeImage = .with {
+      $0.contentType = "image/png"
+      $0.data = code.png(scale: scale)
+      $0.width = Int32(side)
+      $0.height = Int32(side)
+    }
+    return IntentAnswer(response)
+  }
+
+  /// No account: the app must be set up (failureAppConfigurationRequired); signed out: open the app.
+  static func accountAnswer(_ account: MessagingAccount?) -> IntentAnswer<Response>? {
+    switch AccountCheck.check(account) {
+    case .needsAppLaunch(let activity) where account == nil:
+      return IntentAnswer(code: .failureAppConfigurationRequired, userActivity: activity)
+    case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
+    case .serviceNotAvailable: return IntentAnswer(code: .failure)
+    case .ready: return nil
+    }
+  }
+}

@@ -1,0 +1,118 @@
+internal import Logging
+internal import MessagingProtos
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import Foundation
+package import IntentsKit
+package import SQLKit
+
+/// INSendMessageIntent: recipients from the user's contacts and vocabulary, content required, group
+/// name optional; confirm checks the account; handle stores one message per recipient.
+package struct SendMessageHandler: IntentHandler {
+  package typealias Intent = SendMessageIntent
+  package typealias Response = SendMessageIntentResponse
+
+  package static let intentClass = "INSendMessageIntent"
+  package static let requiresUserConfirmation = true
+  package static let confirmationPrompt = "Ready to send it?"
+  package static var parameters: [IntentParameter<Self>] {
+    [
+      .array("recipients", \.recipients, prompt: "To whom?", label: "To", resolve: Self.resolveRecipients),
+      .value("content", \.content, prompt: "What do you want to say?", label: "Message", resolve: Self.resolveContent),
+      .value("speakableGroupName", \.speakableGroupName, label: "Group", resolve: Self.resolveGroupName),
+    ]
+  }
+
+  let store: any IntentStore
+  let identifiers: any IdentifierGenerator
+
+  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+    self.store = store
+    self.identifiers = identifiers
+  }
+
+  func resolveRecipients(intent: Intent, context: IntentContext) async throws -> [ResolutionResult<Person>] {
+    guard !intent.recipients.isEmpty else { return [.needsValue(prompt: "To whom?")] }
+    let resolver = try await store.read { try await PersonResolver.load(userID: context.userID, from: $0) }
+    return intent.recipients.map(resolver.resolveRecipient)
+  }
+
+  func resolveContent(intent: Intent, context: IntentContext) async throws -> ResolutionResult<String> {
+    let content = intent.content.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !content.isEmpty else {
+      let names = intent.recipients.map(PersonResolver.spokenName).filter { !$0.isEmpty }
+      let prompt =
+        names.isEmpty ? "What do you want to say?" : "What do you want to say to \(Self.list(names))?"
+      return .needsValue(prompt: prompt)
+    }
+    return .success(content)
+  }
+
+  func resolveGroupName(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
+    guard intent.hasSpeakableGroupName, !intent.speakableGroupName.spokenPhrase.isEmpty else { return .notRequired }
+    let groups = try await store.read { try await MessageGroups.groups(of: context.userID, in: $0) }
+    return GroupNameResolver(groups: groups).resolve(intent.speakableGroupName)
+  }
+
+  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+    let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
+    switch AccountCheck.check(account) {
+    case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
+    case .serviceNotAvailable: return IntentAnswer(code: .failureMessageServiceNotAvailable)
+    case .ready: return IntentAnswer(code: .ready)
+    }
+  }
+
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+    let account: MessagingAccount
+    switch AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database)) {
+    case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
+    case .serviceNotAvailable: return IntentAnswer(code: .failureMessageServiceNotAvailable)
+    case .ready(let ready): account = ready
+    }
+    let content = intent.content.trimmingCharacters(in: .whitespacesAndNewlines)
+    let resolver = try await PersonResolver.load(userID: context.userID, from: database)
+    var recipients: [Contact] = []
+    for person in intent.recipients {
+      guard case .success(let resolved) = resolver.resolveRecipient(person),
+        let contact = resolver.contacts.first(where: { $0.id == resolved.customIdentifier })
+      else {
+        return IntentAnswer(
+          code: .failure,
+          userActivity: UserActivityDraft(userInfo: [
+            "error": "unresolvedRecipient", "recipient": PersonResolver.spokenName(of: person),
+          ]))
+      }
+      recipients.append(contact)
+    }
+    guard !recipients.isEmpty, !content.isEmpty else {
+      return IntentAnswer(
+        code: .failure,
+        userActivity: UserActivityDraft(userInfo: [
+          "error": recipients.isEmpty ? "noRecipients" : "noContent"
+        ]))
+    }
+    let conversation = intent.conversationIdentifier.isEmpty ? identifiers.next() : intent.conversationIdentifier
+    let groupName = intent.hasSpeakableGroupName ? intent.speakableGroupName.spokenPhrase : ""
+    var sent: [ChatMessage] = []
+    for contact in recipients {
+      let message = StoredMessage(
+        id: identifiers.next(), userID: context.userID, conversationID: conversation, outgoing: true,
+        senderID: context.userID, recipientIDs: [contact.id], content: content, groupName: groupName,
+        sentAt: context.now, isRead: true, intentIdentifier: context.intentIdentifier)
+      try await Mailbox.insert(message, in: database)
+      sent.append(ChatMessage(message, account: account, contacts: resolver.contacts))
+    }
+    context.logger.info("sent message", metadata: ["recipients": "\(recipients.count)"])
+    var response = Response(code: .success)
+    response.sentMessages = sent
+    response.sentMessage = sent[0]
+    return IntentAnswer(response)
+  }
+
+  /// "Celestra", "Celestra and Buttercup", "Celestra, Buttercup and Pinky Nose".
+  static func list(_ names: [String]) -> String {
+    guard names.count > 1 else { return names.first ?? "" }
+    return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+  }
+}

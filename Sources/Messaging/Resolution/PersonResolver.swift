@@ -1,0 +1,106 @@
+package import Foundation
+internal import Logging
+internal import MessagingProtos
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// Finds the contacts a spoken person names: by identifier, by the user's vocabulary (unicorn names
+/// such as "Sparkle Sparkly" → Scott), or by display, given, nick name or handle.
+package struct PersonResolver: Sendable {
+  package let contacts: [Contact]
+  package let vocabulary: [UserVocabulary.Entry]
+
+  package init(contacts: [Contact], vocabulary: [UserVocabulary.Entry]) {
+    self.contacts = contacts
+    self.vocabulary = vocabulary
+  }
+
+  /// The user's contacts and contact-name vocabulary, read from `database`.
+  package static func load(userID: String, from database: any SQLDatabase) async throws -> PersonResolver {
+    PersonResolver(
+      contacts: try await ContactDirectory.contacts(of: userID, in: database),
+      vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
+  }
+
+  /// The name a person is asked for by.
+  package static func spokenName(of person: Intentmesh_V1_Person) -> String {
+    if !person.displayName.isEmpty { return person.displayName }
+    let parts = [person.nameComponents.givenName, person.nameComponents.familyName].filter { !$0.isEmpty }
+    if !parts.isEmpty { return parts.joined(separator: " ") }
+    if !person.nameComponents.nickname.isEmpty { return person.nameComponents.nickname }
+    return person.personHandle.value
+  }
+
+  /// The contacts `person` may mean, best first. An identified person means exactly that contact.
+  package func candidates(for person: Intentmesh_V1_Person) -> [Contact] {
+    let id = person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier
+    if !id.isEmpty { return contacts.filter { $0.id == id } }
+    let name = Self.spokenName(of: person)
+    guard !name.isEmpty else { return [] }
+    var found: [Contact] = []
+    func add(_ contact: Contact) {
+      if !found.contains(where: { $0.id == contact.id }) { found.append(contact) }
+    }
+    for entry in vocabulary where NameMatching.matches(name, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
+      contacts.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
+    }
+    for contact in contacts {
+      let names = [
+        contact.displayName, contact.givenName, contact.nickname, contact.handle,
+        "\(contact.givenName) \(contact.familyName)",
+      ]
+      if names.contains(where: { NameMatching.matches(name, $0) }) { add(contact) }
+    }
+    return found
+  }
+
+  /// SendMessage's rule for one recipient: one reachable contact → success; several → "Which …?";
+  /// none → unsupported with the reason SiriKit has for it.
+  package func resolveRecipient(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
+    let name = Self.spokenName(of: person)
+    let found = candidates(for: person)
+    switch found.count {
+    case 0:
+      let identified = !(person.customIdentifier.isEmpty && person.contactIdentifier.isEmpty)
+      return identified
+        ? .unsupported(
+          ResolutionReason(
+            RecipientUnsupportedReason.requestedHandleInvalid,
+            "No contact with identifier \(person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier) is in your UnicornChat contacts."
+          ))
+        : .unsupported(
+          ResolutionReason(
+            RecipientUnsupportedReason.noValidHandle,
+            name.isEmpty ? "That recipient has no name or handle." : "No one named \(name) is in your UnicornChat contacts."
+          ))
+    case 1:
+      let contact = found[0]
+      if !contact.hasAccount {
+        return .unsupported(
+          ResolutionReason(RecipientUnsupportedReason.noAccount, "\(contact.displayName) has no UnicornChat account."))
+      }
+      if !contact.messagingEnabled {
+        return .unsupported(
+          ResolutionReason(
+            RecipientUnsupportedReason.messagingServiceNotEnabledForRecipient,
+            "\(contact.displayName) has turned off UnicornChat messages."))
+      }
+      return .success(contact.person)
+    default:
+      return .disambiguation(found.map(\.person), prompt: "Which \(name)?")
+    }
+  }
+
+  /// The rule for people in a search: one → success, several → disambiguation, none → unsupported.
+  package func resolveSearchPerson(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
+    let name = Self.spokenName(of: person)
+    let found = candidates(for: person)
+    switch found.count {
+    case 0: return .unsupported(ResolutionReason(message: "No one named \(name) is in your UnicornChat contacts."))
+    case 1: return .success(found[0].person)
+    default: return .disambiguation(found.map(\.person), prompt: "Which \(name)?")
+    }
+  }
+}

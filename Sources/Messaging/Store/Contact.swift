@@ -1,0 +1,86 @@
+package import Foundation
+internal import Logging
+internal import MessagingProtos
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import SQLKit
+
+/// A person in a user's UnicornChat address book.
+package struct Contact: Sendable, Equatable {
+  package var id: String
+  package var displayName: String
+  package var givenName: String
+  package var familyName: String
+  /// The unicorn name, e.g. "Sparkle Sparkly".
+  package var nickname: String
+  package var handle: String
+  package var hasAccount: Bool
+  package var messagingEnabled: Bool
+
+  package init(
+    id: String, displayName: String, givenName: String, familyName: String = "", nickname: String = "",
+    handle: String, hasAccount: Bool = true, messagingEnabled: Bool = true
+  ) {
+    self.id = id
+    self.displayName = displayName
+    self.givenName = givenName
+    self.familyName = familyName
+    self.nickname = nickname
+    self.handle = handle
+    self.hasAccount = hasAccount
+    self.messagingEnabled = messagingEnabled
+  }
+
+  /// The contact as SiriKit's `INPerson`, identified by `customIdentifier`.
+  package var person: Intentmesh_V1_Person {
+    .with {
+      $0.displayName = displayName
+      $0.customIdentifier = id
+      $0.contactIdentifier = id
+      $0.nameComponents = .with {
+        $0.givenName = givenName
+        $0.familyName = familyName
+        $0.nickname = nickname
+      }
+      $0.personHandle = .with {
+        $0.value = handle
+        $0.type = handle.contains("@") ? .emailAddress : .unspecified
+      }
+    }
+  }
+}
+
+/// Reads a user's address book.
+package enum ContactDirectory {
+  package static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
+    try await database.raw(
+      """
+      SELECT contact_id, display_name, given_name, family_name, nickname, handle, has_account, messaging_enabled
+      FROM messaging_contacts WHERE user_id = \(bind: userID) ORDER BY display_name
+      """
+    ).all().map { row in
+      Contact(
+        id: try row.decode(column: "contact_id", as: String.self),
+        displayName: try row.decode(column: "display_name", as: String.self),
+        givenName: try row.decode(column: "given_name", as: String.self),
+        familyName: try row.decode(column: "family_name", as: String.self),
+        nickname: try row.decode(column: "nickname", as: String.self),
+        handle: try row.decode(column: "handle", as: String.self),
+        hasAccount: try row.decode(column: "has_account", as: Int.self) != 0,
+        messagingEnabled: try row.decode(column: "messaging_enabled", as: Int.self) != 0
+      )
+    }
+  }
+
+  package static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO messaging_contacts
+        (user_id, contact_id, display_name, given_name, family_name, nickname, handle, has_account, messaging_enabled)
+      VALUES (\(bind: userID), \(bind: contact.id), \(bind: contact.displayName), \(bind: contact.givenName),
+              \(bind: contact.familyName), \(bind: contact.nickname), \(bind: contact.handle),
+              \(bind: contact.hasAccount ? 1 : 0), \(bind: contact.messagingEnabled ? 1 : 0))
+      """
+    ).run()
+  }
+}

@@ -1,0 +1,87 @@
+internal import Logging
+internal import MessagingProtos
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import Foundation
+package import SQLKit
+
+/// Every user's messages.
+package enum Mailbox {
+  package static func insert(_ message: StoredMessage, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO messaging_messages (message_id, user_id, conversation_id, outgoing, sender_id, recipient_ids, content,
+        group_name, sent_at, is_read, is_flagged, is_played, message_type, intent_identifier)
+      VALUES (\(bind: message.id), \(bind: message.userID), \(bind: message.conversationID), \(bind: message.outgoing ? 1 : 0),
+        \(bind: message.senderID), \(bind: message.recipientIDs.joined(separator: ",")), \(bind: message.content),
+        \(bind: message.groupName), \(bind: milliseconds(message.sentAt)), \(bind: message.isRead ? 1 : 0),
+        \(bind: message.isFlagged ? 1 : 0), \(bind: message.isPlayed ? 1 : 0), \(bind: message.messageType),
+        \(bind: message.intentIdentifier))
+      """
+    ).run()
+  }
+
+  /// The user's messages sent in [from, to] (either bound may be open), newest first.
+  package static func messages(
+    of userID: String, from: Date? = nil, to: Date? = nil, in database: any SQLDatabase
+  ) async throws -> [StoredMessage] {
+    let lower = from.map(milliseconds) ?? Int64.min
+    let upper = to.map(milliseconds) ?? Int64.max
+    return try await database.raw(
+      """
+      SELECT * FROM messaging_messages
+      WHERE user_id = \(bind: userID) AND sent_at >= \(bind: lower) AND sent_at <= \(bind: upper)
+      ORDER BY sent_at DESC, message_id
+      """
+    ).all().map(decode)
+  }
+
+  /// The user's messages with these ids (others' messages are not found).
+  package static func messages(
+    withIDs ids: [String], of userID: String, in database: any SQLDatabase
+  ) async throws -> [StoredMessage] {
+    var found: [StoredMessage] = []
+    for id in ids {
+      let rows = try await database.raw(
+        "SELECT * FROM messaging_messages WHERE user_id = \(bind: userID) AND message_id = \(bind: id)"
+      ).all()
+      found += try rows.map(decode)
+    }
+    return found
+  }
+
+  /// Stores the flags of `message`.
+  package static func updateFlags(of message: StoredMessage, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      UPDATE messaging_messages SET is_read = \(bind: message.isRead ? 1 : 0), is_flagged = \(bind: message.isFlagged ? 1 : 0),
+        is_played = \(bind: message.isPlayed ? 1 : 0)
+      WHERE user_id = \(bind: message.userID) AND message_id = \(bind: message.id)
+      """
+    ).run()
+  }
+
+  static func decode(_ row: any SQLRow) throws -> StoredMessage {
+    let recipients = try row.decode(column: "recipient_ids", as: String.self)
+    return StoredMessage(
+      id: try row.decode(column: "message_id", as: String.self),
+      userID: try row.decode(column: "user_id", as: String.self),
+      conversationID: try row.decode(column: "conversation_id", as: String.self),
+      outgoing: try row.decode(column: "outgoing", as: Int.self) != 0,
+      senderID: try row.decode(column: "sender_id", as: String.self),
+      recipientIDs: recipients.isEmpty ? [] : recipients.split(separator: ",").map(String.init),
+      content: try row.decode(column: "content", as: String.self),
+      groupName: try row.decode(column: "group_name", as: String.self),
+      sentAt: Date(timeIntervalSince1970: Double(try row.decode(column: "sent_at", as: Int64.self)) / 1000),
+      isRead: try row.decode(column: "is_read", as: Int.self) != 0,
+      isFlagged: try row.decode(column: "is_flagged", as: Int.self) != 0,
+      isPlayed: try row.decode(column: "is_played", as: Int.self) != 0,
+      messageType: try row.decode(column: "message_type", as: Int.self),
+      intentIdentifier: try row.decode(column: "intent_identifier", as: String.self)
+    )
+  }
+
+  static func milliseconds(_ date: Date) -> Int64 {
+    Int64((date.timeIntervalSince1970 * 1000).rounded())
+  }
+}

@@ -1,0 +1,68 @@
+package import Foundation
+internal import Logging
+internal import MessagingProtos
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import SQLKit
+
+/// A user's own UnicornChat account: whether they are signed in and the service is on for them.
+package struct MessagingAccount: Sendable, Equatable {
+  package var userID: String
+  package var displayName: String
+  package var handle: String
+  package var signedIn: Bool
+  package var serviceEnabled: Bool
+
+  package init(userID: String, displayName: String, handle: String, signedIn: Bool = true, serviceEnabled: Bool = true) {
+    self.userID = userID
+    self.displayName = displayName
+    self.handle = handle
+    self.signedIn = signedIn
+    self.serviceEnabled = serviceEnabled
+  }
+
+  /// The user as a message sender.
+  package var person: Intentmesh_V1_Person {
+    .with {
+      $0.displayName = displayName
+      $0.customIdentifier = userID
+      $0.isMe = true
+      $0.personHandle = .with {
+        $0.value = handle
+        $0.type = handle.contains("@") ? .emailAddress : .unspecified
+      }
+    }
+  }
+
+  /// The link a contact code carries.
+  package var contactLink: String { "unicornchat://contact/\(userID)?handle=\(handle)" }
+}
+
+/// Reads and writes accounts.
+package enum MessagingAccounts {
+  package static func account(of userID: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
+    try await database.raw(
+      "SELECT display_name, handle, signed_in, service_enabled FROM messaging_accounts WHERE user_id = \(bind: userID)"
+    ).first().map { row in
+      MessagingAccount(
+        userID: userID,
+        displayName: try row.decode(column: "display_name", as: String.self),
+        handle: try row.decode(column: "handle", as: String.self),
+        signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
+        serviceEnabled: try row.decode(column: "service_enabled", as: Int.self) != 0
+      )
+    }
+  }
+
+  package static func save(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO messaging_accounts (user_id, display_name, handle, signed_in, service_enabled)
+      VALUES (\(bind: account.userID), \(bind: account.displayName), \(bind: account.handle),
+              \(bind: account.signedIn ? 1 : 0), \(bind: account.serviceEnabled ? 1 : 0))
+      ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name, handle = excluded.handle,
+        signed_in = excluded.signed_in, service_enabled = excluded.service_enabled
+      """
+    ).run()
+  }
+}

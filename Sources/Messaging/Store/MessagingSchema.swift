@@ -1,0 +1,66 @@
+package import Foundation
+internal import Logging
+internal import MessagingProtos
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import IntentsKit
+
+/// UnicornChat's tables: accounts, contacts, groups and every user's mailbox.
+package enum MessagingSchema {
+  package static let migrations: [SchemaMigration] = [
+    SchemaMigration(
+      id: "messaging-1-initial",
+      statements: [
+        """
+        CREATE TABLE messaging_accounts (
+          user_id TEXT PRIMARY KEY,
+          display_name TEXT NOT NULL,
+          handle TEXT NOT NULL,
+          signed_in INTEGER NOT NULL,
+          service_enabled INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE messaging_contacts (
+          user_id TEXT NOT NULL,
+          contact_id TEXT NOT NULL,
+          display_name TEXT NOT NULL,
+          given_name TEXT NOT NULL,
+          family_name TEXT NOT NULL,
+          nickname TEXT NOT NULL,
+          handle TEXT NOT NULL,
+          has_account INTEGER NOT NULL,
+          messaging_enabled INTEGER NOT NULL,
+          PRIMARY KEY (user_id, contact_id)
+        )
+        """,
+        """
+        CREATE TABLE messaging_groups (
+          user_id TEXT NOT NULL,
+          group_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          PRIMARY KEY (user_id, group_id)
+        )
+        """,
+        """
+        CREATE TABLE messaging_messages (
+          message_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          conversation_id TEXT NOT NULL,
+          outgoing INTEGER NOT NULL,
+          sender_id TEXT NOT NULL,
+          recipient_ids TEXT NOT NULL,
+          content TEXT NOT NULL,
+          group_name TEXT NOT NULL,
+          sent_at BIGINT NOT NULL,
+          is_read INTEGER NOT NULL,
+          is_flagged INTEGER NOT NULL,
+          is_played INTEGER NOT NULL,
+          message_type INTEGER NOT NULL,
+          intent_identifier TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX messaging_messages_by_user ON messaging_messages (user_id, sent_at)",
+      ])
+  ]
+}

@@ -1,0 +1,70 @@
+import Foundation
+import SwiftProtobuf
+import IntentMeshProtos
+@testable import IntentsKit
+import MessagingProtos
+import Testing
+
+@Suite("Resolution results")
+struct ResolutionResultTests {
+  @Test("every kind has its wire form")
+  func wireForms() throws {
+    let person = Intentmesh_V1_Person.with { $0.displayName = "Celestra" }
+    #expect(try ResolutionResult.success(person).proto().success.value.displayText == "Celestra")
+    let options = try ResolutionResult.disambiguation([person, person], prompt: "Which one?").proto()
+    #expect(options.disambiguation.options.count == 2)
+    #expect(options.disambiguation.prompt == "Which one?")
+    #expect(try ResolutionResult<String>.needsValue(prompt: "To whom?").proto().needsValue.prompt == "To whom?")
+    #expect(try ResolutionResult<String>.notRequired.proto().kind == .notRequired(.init()))
+    let reason = ResolutionReason(Intentmesh_Messaging_V1_SendMessageRecipientUnsupportedReason.noAccount, "No account.")
+    let unsupported = try ResolutionResult<String>.unsupported(reason).proto().unsupported.reason
+    #expect(unsupported.name == "noAccount")
+    #expect(unsupported.code == 1)
+    #expect(unsupported.type == "intentmesh.messaging.v1.SendMessageRecipientUnsupportedReason")
+    #expect(unsupported.message == "No account.")
+    let confirm = try ResolutionResult.confirmationRequired("Rainbow", prompt: "Did you mean Rainbow?").proto()
+    #expect(confirm.confirmationRequired.value.displayText == "Rainbow")
+    #expect(try Google_Protobuf_StringValue(unpackingAny: confirm.confirmationRequired.value.value).value == "Rainbow")
+  }
+
+  @Test("array parameters need one result per element, or one parameter-level result")
+  func arrayRule() throws {
+    typealias Parameter = IntentParameter<TestDomain.Handler>
+    try Parameter.validate([ResolutionResult<String>.success("a"), .success("b")], elements: 2, keyPath: "x", intentClass: "I")
+    try Parameter.validate([ResolutionResult<String>.needsValue()], elements: 0, keyPath: "x", intentClass: "I")
+    try Parameter.validate([ResolutionResult<String>.notRequired], elements: 3, keyPath: "x", intentClass: "I")
+    #expect(throws: IntentMeshError.self) {
+      try Parameter.validate([ResolutionResult<String>.success("a")], elements: 2, keyPath: "x", intentClass: "I")
+    }
+    #expect(throws: IntentMeshError.self) {
+      try Parameter.validate([ResolutionResult<String>.needsValue(), .success("a")], elements: 2, keyPath: "x", intentClass: "I")
+    }
+  }
+
+  @Test(
+    "response codes map to SiriKit's handling status",
+    arguments: [
+      ("unspecified", Intentmesh_V1_IntentHandlingStatus.unspecified),
+      ("ready", .ready),
+      ("inProgress", .inProgress),
+      ("success", .success),
+      ("failure", .failure),
+      ("failureMessageServiceNotAvailable", .failure),
+      ("failureRequiringAppLaunch", .deferredToApplication),
+      ("failureRequiringAppLaunchNoServiceInArea", .deferredToApplication),
+      ("continueInApp", .deferredToApplication),
+    ])
+  func handlingStatus(code: String, status: Intentmesh_V1_IntentHandlingStatus) {
+    #expect(IntentHandlingStatusRule.status(forCodeNamed: code) == status)
+  }
+
+  @Test("generated enum cases carry SiriKit's names")
+  func enumNames() {
+    typealias Code = Intentmesh_Messaging_V1_SendMessageIntentResponse.Code
+    #expect(EnumCaseName.of(Code.failureRequiringAppLaunch) == "failureRequiringAppLaunch")
+    #expect(EnumCaseName.of(Code.UNRECOGNIZED(42)) == "unrecognized(42)")
+    #expect(EnumCaseName.value(named: "ready", in: Code.self) == .ready)
+    #expect(Intentmesh_Messaging_V1_SendMessageIntentResponse.ready.code == .ready)
+    #expect(Intentmesh_Messaging_V1_SendMessageIntentResponse(code: .failure).handlingStatus == .failure)
+  }
+}

@@ -1,0 +1,91 @@
+import IntentMeshProtos
+import SwiftProtobuf
+import MessagingProtos
+import Foundation
+import IntentsKit
+import IntentsKitTesting
+import Logging
+import SQLKit
+import Testing
+
+@Suite("SQLite store")
+struct StoreTests {
+  func withStore<T: Sendable>(_ body: (SQLiteStore, String) async throws -> T) async throws -> T {
+    let path = TemporaryDatabase.path(named: "store-test")
+    defer { TemporaryDatabase.remove(path) }
+    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+    do {
+      let result = try await body(store, path)
+      try await store.close()
+      return result
+    } catch {
+      try? await store.close()
+      throw error
+    }
+  }
+
+  static let migrations = [SchemaMigration(id: "t-1", statements: ["CREATE TABLE t (n INTEGER NOT NULL)"])]
+
+  static func count(_ store: any IntentStore) async throws -> Int {
+    try await store.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) ?? -1 }
+  }
+
+  @Test("runs in WAL mode with synchronous=FULL")
+  func durabilitySettings() async throws {
+    try await withStore { store, _ in
+      let mode = try await store.read { try await $0.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self) }
+      let sync = try await store.read { try await $0.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
+      #expect(mode == "wal")
+      #expect(sync == 2)
+    }
+  }
+
+  @Test("migrations apply once")
+  func migrations() async throws {
+    try await withStore { store, _ in
+      let first = try await SchemaMigrator.migrate(store, Self.migrations)
+      let second = try await SchemaMigrator.migrate(store, Self.migrations)
+      #expect(first == ["t-1"])
+      #expect(second == [])
+    }
+  }
+
+  @Test("a write that throws is rolled back whole")
+  func rollback() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      struct Boom: Error {}
+      await #expect(throws: Boom.self) {
+        try await store.write { database in
+          try await database.raw("INSERT INTO t (n) VALUES (1)").run()
+          try await database.raw("INSERT INTO t (n) VALUES (2)").run()
+          throw Boom()
+        }
+      }
+      #expect(try await Self.count(store) == 0)
+    }
+  }
+
+  @Test("concurrent writes are serialized and all land; they survive reopening")
+  func concurrentWrites() async throws {
+    let path = TemporaryDatabase.path(named: "store-reopen")
+    defer { TemporaryDatabase.remove(path) }
+    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+    try await SchemaMigrator.migrate(store, Self.migrations)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for n in 0..<50 {
+        group.addTask {
+          try await store.write { database in
+            let current = try await database.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) ?? 0
+            try await database.raw("INSERT INTO t (n) VALUES (\(bind: current + n))").run()
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    try await store.close()
+    let reopened = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+    #expect(try await Self.count(reopened) == 50)
+    try await reopened.close()
+  }
+}
