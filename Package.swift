@@ -102,13 +102,15 @@ let package = Package(
     ),
 
     // Deployable services.
-    service("MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
+    service(
+      "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
 
     // Tests.
     .testTarget(
       name: "IntentsKitTests",
       dependencies: [
-        "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess, swiftProtobuf,
+        "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess,
+        swiftProtobuf,
         sqlKit, logging,
       ],
       swiftSettings: strictSettings

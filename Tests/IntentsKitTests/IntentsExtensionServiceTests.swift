@@ -22,7 +22,8 @@ struct IntentsExtensionServiceTests {
   }
 
   func expectStatus(
-    _ code: RPCError.Code, containing text: String, _ call: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    _ code: RPCError.Code, containing text: String, _ call: () async throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
   ) async {
     do {
       try await call()
@@ -58,21 +59,32 @@ struct IntentsExtensionServiceTests {
       await expectStatus(.notFound, containing: "INBookRestaurantReservationIntent") {
         var intent = try TestDomain.intent(Intent())
         intent.intentClass = "INBookRestaurantReservationIntent"
-        _ = try await client.resolve(.with { $0.context = TestDomain.context(); $0.intent = intent })
+        _ = try await client.resolve(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = intent
+          })
       }
       await expectStatus(.invalidArgument, containing: "must be intentmesh.messaging.v1.SendMessageIntent") {
         var intent = try TestDomain.intent(Intent())
         intent.payload = try .init(message: Intentmesh_Messaging_V1_GetVisualCodeIntent())
-        _ = try await client.resolve(.with { $0.context = TestDomain.context(); $0.intent = intent })
+        _ = try await client.resolve(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = intent
+          })
       }
       await expectStatus(.invalidArgument, containing: "does not decode") {
         var intent = try TestDomain.intent(Intent())
         intent.payload.value = Data([0xFF, 0xFF, 0xFF])
-        _ = try await client.confirm(.with { $0.context = TestDomain.context(); $0.intent = intent })
+        _ = try await client.confirm(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = intent
+          })
       }
       await expectStatus(.failedPrecondition, containing: "INSendMessageIntent is restricted while locked") {
         _ = try await client.handle(
-          .with { $0.context = TestDomain.context(locked: true); $0.intent = try TestDomain.intent(Intent(), identifier: "x") })
+          .with {
+            $0.context = TestDomain.context(locked: true); $0.intent = try TestDomain.intent(Intent(), identifier: "x")
+          })
       }
       await expectStatus(.unauthenticated, containing: "user_id") {
         _ = try await client.resolve(.with { $0.intent = try TestDomain.intent(Intent()) })
@@ -80,18 +92,28 @@ struct IntentsExtensionServiceTests {
       await expectStatus(.invalidArgument, containing: "time zone") {
         var context = TestDomain.context()
         context.timeZone = "Mars/Olympus"
-        _ = try await client.resolve(.with { $0.context = context; $0.intent = try TestDomain.intent(Intent()) })
+        _ = try await client.resolve(
+          .with {
+            $0.context = context; $0.intent = try TestDomain.intent(Intent())
+          })
       }
       await expectStatus(.invalidArgument, containing: "has no parameter \"sender\"") {
         _ = try await client.resolve(
-          .with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent()); $0.parameters = ["sender"] })
+          .with {
+            $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent()); $0.parameters = ["sender"]
+          })
       }
       await expectStatus(.invalidArgument, containing: "needs intent.identifier") {
-        _ = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent()) })
+        _ = try await client.handle(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent())
+          })
       }
       await expectStatus(.unimplemented, containing: "has no live updates") {
         try await client.startSendingUpdates(
-          .with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent()) }
+          .with {
+            $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent())
+          }
         ) { response in for try await _ in response.messages {} }
       }
     }
@@ -101,7 +123,9 @@ struct IntentsExtensionServiceTests {
   func lockedRules() async throws {
     try await withDomain(restricted: []) { client, _ in
       let response = try await client.resolve(
-        .with { $0.context = TestDomain.context(locked: true); $0.intent = try TestDomain.intent(Intent()) })
+        .with {
+          $0.context = TestDomain.context(locked: true); $0.intent = try TestDomain.intent(Intent())
+        })
       #expect(response.resolutions.count == 2)
     }
   }
@@ -109,16 +133,25 @@ struct IntentsExtensionServiceTests {
   @Test("Resolve: per-element results, defaults for parameters without a resolver, resolved values written back")
   func resolve() async throws {
     try await withDomain { client, _ in
-      let empty = try await client.resolve(.with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent()) })
+      let empty = try await client.resolve(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent())
+        })
       #expect(empty.resolutions[0].results.map(\.needsValue.prompt) == ["To whom?"])
       #expect(empty.resolutions[1].results.first?.kind == .notRequired(.init()))
       #expect(!empty.complete)
 
       let mixed = Intent.with {
-        $0.recipients = [.with { $0.displayName = "Celestra" }, .with { $0.displayName = "Diana" }, .with { $0.displayName = "Nobody" }]
+        $0.recipients = [
+          .with { $0.displayName = "Celestra" }, .with { $0.displayName = "Diana" },
+          .with { $0.displayName = "Nobody" },
+        ]
         $0.content = "hello"
       }
-      let response = try await client.resolve(.with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(mixed) })
+      let response = try await client.resolve(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(mixed)
+        })
       let recipients = response.resolutions[0]
       #expect(recipients.isArray && recipients.results.count == 3)
       #expect(recipients.results[0].success.value.displayText == "Celestra")
@@ -130,8 +163,13 @@ struct IntentsExtensionServiceTests {
       #expect(resolved.recipients[0].customIdentifier == "celestra")
       #expect(resolved.recipients[1].displayName == "Diana")
 
-      let settled = Intent.with { $0.recipients = [.with { $0.displayName = "Celestra" }]; $0.content = "hi" }
-      let done = try await client.resolve(.with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(settled) })
+      let settled = Intent.with {
+        $0.recipients = [.with { $0.displayName = "Celestra" }]; $0.content = "hi"
+      }
+      let done = try await client.resolve(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(settled)
+        })
       #expect(done.complete)
     }
   }
@@ -139,9 +177,14 @@ struct IntentsExtensionServiceTests {
   @Test("a handler that breaks the array rule is an INTERNAL error, not a crash")
   func handlerContract() async throws {
     try await withDomain { client, _ in
-      let intent = Intent.with { $0.recipients = [.with { $0.displayName = "short" }, .with { $0.displayName = "Celestra" }] }
+      let intent = Intent.with {
+        $0.recipients = [.with { $0.displayName = "short" }, .with { $0.displayName = "Celestra" }]
+      }
       await expectStatus(.internalError, containing: "must be the only result") {
-        _ = try await client.resolve(.with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(intent) })
+        _ = try await client.resolve(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(intent)
+          })
       }
     }
   }
@@ -149,7 +192,10 @@ struct IntentsExtensionServiceTests {
   @Test("Confirm defaults to ready, and asks the user when the intent needs confirmation")
   func confirm() async throws {
     try await withDomain { client, _ in
-      let response = try await client.confirm(.with { $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent()) })
+      let response = try await client.confirm(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent())
+        })
       #expect(response.response.codeName == "ready")
       #expect(response.interaction.intentHandlingStatus == .userConfirmationRequired)
       #expect(response.response.userActivity.activityType == "INSendMessageIntent")
@@ -161,25 +207,37 @@ struct IntentsExtensionServiceTests {
   func exactlyOnce() async throws {
     try await withDomain { client, store in
       let intent = try TestDomain.intent(.with { $0.content = "hello" }, identifier: "intent-1")
-      let first = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = intent })
+      let first = try await client.handle(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = intent
+        })
       #expect(first.response.codeName == "success" && !first.replayed)
       #expect(first.interaction.intentHandlingStatus == .success)
       #expect(first.response.userActivity.activityType == "INSendMessageIntent")
       let typed = try Intentmesh_Messaging_V1_SendMessageIntentResponse(unpackingAny: first.response.payload)
       #expect(typed.sentMessage.identifier == "intent-1")
 
-      let second = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = intent })
+      let second = try await client.handle(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = intent
+        })
       #expect(second.replayed)
       #expect(second.interaction.identifier == first.interaction.identifier)
       #expect(try await TestDomain.effectCount(store) == 1)
 
       // The same identifier for another user is another intent.
-      _ = try await client.handle(.with { $0.context = TestDomain.context(user: "scott"); $0.intent = intent })
+      _ = try await client.handle(
+        .with {
+          $0.context = TestDomain.context(user: "scott"); $0.intent = intent
+        })
       #expect(try await TestDomain.effectCount(store) == 2)
 
       await expectStatus(.failedPrecondition, containing: "intent identifier intent-1 was already handled") {
         let changed = try TestDomain.intent(.with { $0.content = "something else" }, identifier: "intent-1")
-        _ = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = changed })
+        _ = try await client.handle(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = changed
+          })
       }
       #expect(try await TestDomain.effectCount(store) == 2)
     }
@@ -191,7 +249,13 @@ struct IntentsExtensionServiceTests {
       let intent = try TestDomain.intent(.with { $0.content = "race" }, identifier: "intent-race")
       let replays = try await withThrowingTaskGroup(of: Bool.self) { group in
         for _ in 0..<20 {
-          group.addTask { try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = intent }).replayed }
+          group.addTask {
+            try await client.handle(
+              .with {
+                $0.context = TestDomain.context(); $0.intent = intent
+              }
+            ).replayed
+          }
         }
         return try await group.reduce(into: 0) { count, replayed in if replayed { count += 1 } }
       }
@@ -205,12 +269,18 @@ struct IntentsExtensionServiceTests {
     try await withDomain { client, store in
       await expectStatus(.internalError, containing: "request id") {
         let intent = try TestDomain.intent(.with { $0.content = "explode after write" }, identifier: "intent-2")
-        _ = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = intent })
+        _ = try await client.handle(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = intent
+          })
       }
       #expect(try await TestDomain.effectCount(store) == 0)
       let retry = try TestDomain.intent(.with { $0.content = "explode after write" }, identifier: "intent-2")
       await expectStatus(.internalError, containing: "Handle failed") {
-        _ = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = retry })
+        _ = try await client.handle(
+          .with {
+            $0.context = TestDomain.context(); $0.intent = retry
+          })
       }
       #expect(try await TestDomain.effectCount(store) == 0)
     }
@@ -220,7 +290,10 @@ struct IntentsExtensionServiceTests {
   func customActivity() async throws {
     try await withDomain { client, _ in
       let intent = try TestDomain.intent(.with { $0.content = "signed out" }, identifier: "intent-3")
-      let response = try await client.handle(.with { $0.context = TestDomain.context(); $0.intent = intent })
+      let response = try await client.handle(
+        .with {
+          $0.context = TestDomain.context(); $0.intent = intent
+        })
       #expect(response.response.codeName == "failureRequiringAppLaunch")
       #expect(response.interaction.intentHandlingStatus == .deferredToApplication)
       #expect(response.response.userActivity.userInfo == ["error": "signedOut"])
@@ -232,12 +305,21 @@ struct IntentsExtensionServiceTests {
   @Test("ConfigureView without a view controller declines and gives display values")
   func configureViewDefaults() async throws {
     try await withDomain { client, _ in
-      let intent = try TestDomain.intent(.with { $0.recipients = [.with { $0.displayName = "Celestra" }]; $0.content = "hi" })
+      let intent = try TestDomain.intent(
+        .with {
+          $0.recipients = [.with { $0.displayName = "Celestra" }]; $0.content = "hi"
+        })
       let response = try await client.configureView(
         .with {
           $0.context = TestDomain.context()
-          $0.interaction = .with { $0.intent = intent; $0.intentHandlingStatus = .ready }
-          $0.parameters = [.with { $0.parameterClass = "INSendMessageIntent"; $0.keyPath = "recipients" }]
+          $0.interaction = .with {
+            $0.intent = intent; $0.intentHandlingStatus = .ready
+          }
+          $0.parameters = [
+            .with {
+              $0.parameterClass = "INSendMessageIntent"; $0.keyPath = "recipients"
+            }
+          ]
         })
       #expect(!response.configured)
       #expect(response.displayValues.map(\.displayText) == ["Celestra"])
@@ -247,7 +329,11 @@ struct IntentsExtensionServiceTests {
           .with {
             $0.context = TestDomain.context()
             $0.interaction = .with { $0.intent = intent }
-            $0.parameters = [.with { $0.parameterClass = "INRequestRideIntent"; $0.keyPath = "pickupLocation" }]
+            $0.parameters = [
+              .with {
+                $0.parameterClass = "INRequestRideIntent"; $0.keyPath = "pickupLocation"
+              }
+            ]
           })
       }
     }
@@ -257,15 +343,23 @@ struct IntentsExtensionServiceTests {
   func vocabulary() async throws {
     try await withDomain { client, store in
       let stored = try await client.setUserVocabulary(
-        .with { $0.context = TestDomain.context(); $0.vocabularyType = .contactName; $0.strings = ["A", "B", "a"] })
+        .with {
+          $0.context = TestDomain.context(); $0.vocabularyType = .contactName; $0.strings = ["A", "B", "a"]
+        })
       #expect(stored.storedCount == 2 && stored.discardedCount == 0)
       _ = try await client.setUserVocabulary(
-        .with { $0.context = TestDomain.context(); $0.vocabularyType = .contactName; $0.strings = ["C"] })
-      let entries = try await store.read { try await UserVocabulary.entries(userID: "diana", type: .contactName, in: $0) }
+        .with {
+          $0.context = TestDomain.context(); $0.vocabularyType = .contactName; $0.strings = ["C"]
+        })
+      let entries = try await store.read {
+        try await UserVocabulary.entries(userID: "diana", type: .contactName, in: $0)
+      }
       #expect(entries.map(\.phrase) == ["C"])
       await expectStatus(.invalidArgument, containing: "not paymentsAccountNickname") {
         _ = try await client.setUserVocabulary(
-          .with { $0.context = TestDomain.context(); $0.vocabularyType = .paymentsAccountNickname; $0.strings = ["x"] })
+          .with {
+            $0.context = TestDomain.context(); $0.vocabularyType = .paymentsAccountNickname; $0.strings = ["x"]
+          })
       }
     }
   }

@@ -34,11 +34,13 @@ struct ManifestTests {
         registry: registry, vocabularyTypes: [])
     }
     #expect(throws: ManifestError.self) {
-      try DomainManifest.load(directory: try TestDomain.manifestDirectory(supported: []), registry: registry, vocabularyTypes: [])
+      try DomainManifest.load(
+        directory: try TestDomain.manifestDirectory(supported: []), registry: registry, vocabularyTypes: [])
     }
     #expect(throws: ManifestError.self) {
       try DomainManifest.load(
-        directory: try TestDomain.manifestDirectory(restricted: ["INPayBillIntent"]), registry: registry, vocabularyTypes: [])
+        directory: try TestDomain.manifestDirectory(restricted: ["INPayBillIntent"]), registry: registry,
+        vocabularyTypes: [])
     }
     let fine = try DomainManifest.load(
       directory: try TestDomain.manifestDirectory(), registry: registry, vocabularyTypes: [.contactName])

@@ -16,7 +16,8 @@ struct ResolutionResultTests {
     #expect(options.disambiguation.prompt == "Which one?")
     #expect(try ResolutionResult<String>.needsValue(prompt: "To whom?").proto().needsValue.prompt == "To whom?")
     #expect(try ResolutionResult<String>.notRequired.proto().kind == .notRequired(.init()))
-    let reason = ResolutionReason(Intentmesh_Messaging_V1_SendMessageRecipientUnsupportedReason.noAccount, "No account.")
+    let reason = ResolutionReason(
+      Intentmesh_Messaging_V1_SendMessageRecipientUnsupportedReason.noAccount, "No account.")
     let unsupported = try ResolutionResult<String>.unsupported(reason).proto().unsupported.reason
     #expect(unsupported.name == "noAccount")
     #expect(unsupported.code == 1)
@@ -30,14 +31,16 @@ struct ResolutionResultTests {
   @Test("array parameters need one result per element, or one parameter-level result")
   func arrayRule() throws {
     typealias Parameter = IntentParameter<TestDomain.Handler>
-    try Parameter.validate([ResolutionResult<String>.success("a"), .success("b")], elements: 2, keyPath: "x", intentClass: "I")
+    try Parameter.validate(
+      [ResolutionResult<String>.success("a"), .success("b")], elements: 2, keyPath: "x", intentClass: "I")
     try Parameter.validate([ResolutionResult<String>.needsValue()], elements: 0, keyPath: "x", intentClass: "I")
     try Parameter.validate([ResolutionResult<String>.notRequired], elements: 3, keyPath: "x", intentClass: "I")
     #expect(throws: IntentMeshError.self) {
       try Parameter.validate([ResolutionResult<String>.success("a")], elements: 2, keyPath: "x", intentClass: "I")
     }
     #expect(throws: IntentMeshError.self) {
-      try Parameter.validate([ResolutionResult<String>.needsValue(), .success("a")], elements: 2, keyPath: "x", intentClass: "I")
+      try Parameter.validate(
+        [ResolutionResult<String>.needsValue(), .success("a")], elements: 2, keyPath: "x", intentClass: "I")
     }
   }
 

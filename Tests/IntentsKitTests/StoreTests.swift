@@ -27,14 +27,20 @@ struct StoreTests {
   static let migrations = [SchemaMigration(id: "t-1", statements: ["CREATE TABLE t (n INTEGER NOT NULL)"])]
 
   static func count(_ store: any IntentStore) async throws -> Int {
-    try await store.read { try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) ?? -1 }
+    try await store.read {
+      try await $0.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) ?? -1
+    }
   }
 
   @Test("runs in WAL mode with synchronous=FULL")
   func durabilitySettings() async throws {
     try await withStore { store, _ in
-      let mode = try await store.read { try await $0.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self) }
-      let sync = try await store.read { try await $0.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self) }
+      let mode = try await store.read {
+        try await $0.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self)
+      }
+      let sync = try await store.read {
+        try await $0.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
+      }
       #expect(mode == "wal")
       #expect(sync == 2)
     }
@@ -76,7 +82,8 @@ struct StoreTests {
       for n in 0..<50 {
         group.addTask {
           try await store.write { database in
-            let current = try await database.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) ?? 0
+            let current =
+              try await database.raw("SELECT COUNT(*) AS c FROM t").first()?.decode(column: "c", as: Int.self) ?? 0
             try await database.raw("INSERT INTO t (n) VALUES (\(bind: current + n))").run()
           }
         }

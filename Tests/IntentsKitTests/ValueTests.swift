@@ -10,7 +10,9 @@ struct ValueTests {
   let intent = Intentmesh_Messaging_V1_SendMessageIntent.with {
     $0.recipients = [
       .with { $0.displayName = "Celestra" },
-      .with { $0.displayName = "Buttercup"; $0.personHandle = .with { $0.value = "buttercup@unicorn.chat" } },
+      .with {
+        $0.displayName = "Buttercup"; $0.personHandle = .with { $0.value = "buttercup@unicorn.chat" }
+      },
     ]
     $0.content = "Are you ready?"
   }
@@ -20,7 +22,9 @@ struct ValueTests {
     #expect(try KeyPathReader.value(at: "content", in: intent).displayText == "Are you ready?")
     #expect(try KeyPathReader.value(at: "recipients", in: intent).displayText == "Celestra, Buttercup")
     #expect(try KeyPathReader.value(at: "recipients[1]", in: intent).displayText == "Buttercup")
-    #expect(try KeyPathReader.value(at: "recipients[1].personHandle.value", in: intent).displayText == "buttercup@unicorn.chat")
+    #expect(
+      try KeyPathReader.value(at: "recipients[1].personHandle.value", in: intent).displayText
+        == "buttercup@unicorn.chat")
     #expect(try KeyPathReader.value(at: "recipients[5]", in: intent).isAbsent)
     #expect(try KeyPathReader.value(at: "speakableGroupName", in: intent).isAbsent)
   }
@@ -30,14 +34,20 @@ struct ValueTests {
     #expect(throws: IntentMeshError.self) { try KeyPathReader.value(at: path, in: intent) }
   }
 
-  @Test("money is exact decimal text", arguments: [
-    (Int64(85), Int32(0), "85.00"), (85, 500_000_000, "85.50"), (0, 10_000_000, "0.01"),
-    (-3, -250_000_000, "-3.25"), (1, 123_456_789, "1.123456789"),
-  ])
+  @Test(
+    "money is exact decimal text",
+    arguments: [
+      (Int64(85), Int32(0), "85.00"), (85, 500_000_000, "85.50"), (0, 10_000_000, "0.01"),
+      (-3, -250_000_000, "-3.25"), (1, 123_456_789, "1.123456789"),
+    ])
   func money(units: Int64, nanos: Int32, text: String) throws {
     #expect(DisplayText.decimal(units: units, nanos: nanos) == text)
-    let amount = Intentmesh_V1_CurrencyAmount.with { $0.currencyCode = "USD"; $0.units = units; $0.nanos = nanos }
-    #expect(try KeyPathReader.Value(raw: JSONSerialization.jsonObject(with: Data(amount.jsonString().utf8))).displayText == "\(text) USD")
+    let amount = Intentmesh_V1_CurrencyAmount.with {
+      $0.currencyCode = "USD"; $0.units = units; $0.nanos = nanos
+    }
+    #expect(
+      try KeyPathReader.Value(raw: JSONSerialization.jsonObject(with: Data(amount.jsonString().utf8))).displayText
+        == "\(text) USD")
   }
 
   @Test("names match case-, accent- and space-insensitively")
@@ -54,8 +64,12 @@ struct ValueTests {
     let zurich = try #require(TimeZone(identifier: "Europe/Zurich"))
     let reference = Date(timeIntervalSince1970: 1_779_350_400)  // 2026-05-21 08:00 UTC
     let range = Intentmesh_V1_DateComponentsRange.with {
-      $0.startDateComponents = .with { $0.year = 2026; $0.month = 5; $0.day = 21 }
-      $0.endDateComponents = .with { $0.year = 2026; $0.month = 5; $0.day = 21 }
+      $0.startDateComponents = .with {
+        $0.year = 2026; $0.month = 5; $0.day = 21
+      }
+      $0.endDateComponents = .with {
+        $0.year = 2026; $0.month = 5; $0.day = 21
+      }
     }
     let interval = CalendarDates.interval(of: range, timeZone: zurich, reference: reference)
     // Midnight in Zurich (UTC+2 in May) is 22:00 UTC the day before.
@@ -63,7 +77,10 @@ struct ValueTests {
     #expect(interval.end == Date(timeIntervalSince1970: 1_779_314_400 + 86_399))
     let fivePM = CalendarDates.date(from: .with { $0.hour = 17 }, timeZone: zurich, reference: reference)
     #expect(fivePM == Date(timeIntervalSince1970: 1_779_375_600))
-    let month = CalendarDates.date(from: .with { $0.year = 2026; $0.month = 2 }, timeZone: .gmt, reference: reference, end: true)
+    let month = CalendarDates.date(
+      from: .with {
+        $0.year = 2026; $0.month = 2
+      }, timeZone: .gmt, reference: reference, end: true)
     #expect(month == Date(timeIntervalSince1970: 1_772_323_199))  // 2026-02-28 23:59:59 UTC
   }
 
@@ -71,7 +88,11 @@ struct ValueTests {
   func vocabulary() {
     let request = Intentmesh_V1_SetUserVocabularyRequest.with {
       $0.strings = ["Sparkle Sparkly", "sparkle sparkly", String(repeating: "a", count: 1025), "  ", "Celestra"]
-      $0.speakables = [.with { $0.spokenPhrase = "Buttercup"; $0.vocabularyIdentifier = "buttercup" }]
+      $0.speakables = [
+        .with {
+          $0.spokenPhrase = "Buttercup"; $0.vocabularyIdentifier = "buttercup"
+        }
+      ]
     }
     let (kept, discarded) = UserVocabulary.entries(of: request)
     #expect(kept.map(\.phrase) == ["Sparkle Sparkly", "Celestra", "Buttercup"])

@@ -46,7 +46,9 @@ struct MessagingFixture {
   var setAttribute: SetMessageAttributeHandler { SetMessageAttributeHandler(store: store) }
   var visualCode: GetVisualCodeHandler { GetVisualCodeHandler(store: store) }
 
-  func handle<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = MessagingSeed.demoUser) async throws -> H.Response {
+  func handle<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = MessagingSeed.demoUser) async throws
+    -> H.Response
+  {
     let context = context(user: user, identifier: "test-intent")
     return try await store.write { try await handler.handle(intent: intent, context: context, database: $0).response }
   }

@@ -44,7 +44,8 @@ struct SendMessageTests {
       }
       #expect(options.map(\.displayName) == ["Diana Prince", "Diana Ross"])
       #expect(prompt == "Which Diana?")
-      let picked = try await fixture.send.resolveRecipients(intent: .with { $0.recipients = [options[1]] }, context: fixture.context())
+      let picked = try await fixture.send.resolveRecipients(
+        intent: .with { $0.recipients = [options[1]] }, context: fixture.context())
       #expect(picked.first?.successValue?.displayName == "Diana Ross")
     }
   }
@@ -57,7 +58,8 @@ struct SendMessageTests {
     ])
   func unsupported(name: String, reason: String) async throws {
     try await MessagingFixture.with { fixture in
-      let results = try await fixture.send.resolveRecipients(intent: .with { $0.recipients = [person(name)] }, context: fixture.context())
+      let results = try await fixture.send.resolveRecipients(
+        intent: .with { $0.recipients = [person(name)] }, context: fixture.context())
       let found = try #require(results.first?.unsupportedReason)
       #expect(found.name == reason)
       #expect(found.type == "intentmesh.messaging.v1.SendMessageRecipientUnsupportedReason")
@@ -78,7 +80,8 @@ struct SendMessageTests {
   func perElement() async throws {
     try await MessagingFixture.with { fixture in
       let results = try await fixture.send.resolveRecipients(
-        intent: .with { $0.recipients = [person("Celestra"), person("Diana"), person("Pinky Nose")] }, context: fixture.context())
+        intent: .with { $0.recipients = [person("Celestra"), person("Diana"), person("Pinky Nose")] },
+        context: fixture.context())
       #expect(results.count == 3)
       #expect(results[0].successValue != nil)
       #expect(results[1].disambiguationOptions?.count == 2)
@@ -92,12 +95,15 @@ struct SendMessageTests {
   func content() async throws {
     try await MessagingFixture.with { fixture in
       let missing = try await fixture.send.resolveContent(
-        intent: .with { $0.recipients = [person("Celestra")]; $0.content = "  " }, context: fixture.context())
+        intent: .with {
+          $0.recipients = [person("Celestra")]; $0.content = "  "
+        }, context: fixture.context())
       #expect(missing.needsValuePrompt == "What do you want to say to Celestra?")
       let two = try await fixture.send.resolveContent(
         intent: .with { $0.recipients = [person("Celestra"), person("Buttercup")] }, context: fixture.context())
       #expect(two.needsValuePrompt == "What do you want to say to Celestra and Buttercup?")
-      let given = try await fixture.send.resolveContent(intent: .with { $0.content = " Hi " }, context: fixture.context())
+      let given = try await fixture.send.resolveContent(
+        intent: .with { $0.content = " Hi " }, context: fixture.context())
       #expect(given.successValue == "Hi")
     }
   }
@@ -107,7 +113,8 @@ struct SendMessageTests {
     try await MessagingFixture.with { fixture in
       #expect(try await fixture.send.resolveGroupName(intent: .init(), context: fixture.context()).isNotRequired)
       let known = try await fixture.send.resolveGroupName(
-        intent: .with { $0.speakableGroupName = .with { $0.spokenPhrase = "rainbow riders" } }, context: fixture.context())
+        intent: .with { $0.speakableGroupName = .with { $0.spokenPhrase = "rainbow riders" } },
+        context: fixture.context())
       #expect(known.successValue?.vocabularyIdentifier == "rainbow-riders")
       let unknown = try await fixture.send.resolveGroupName(
         intent: .with { $0.speakableGroupName = .with { $0.spokenPhrase = "Goblins" } }, context: fixture.context())
@@ -143,7 +150,10 @@ struct SendMessageTests {
       #expect(response.sentMessages.count == 2)
       #expect(response.sentMessages.map { $0.recipients.map(\.displayName) } == [["Celestra"], ["Scott Andrus"]])
       #expect(response.sentMessage == response.sentMessages[0])
-      #expect(response.sentMessages.allSatisfy { $0.sender.displayName == "Diana Huang" && $0.conversationIdentifier == "msg-1" })
+      #expect(
+        response.sentMessages.allSatisfy {
+          $0.sender.displayName == "Diana Huang" && $0.conversationIdentifier == "msg-1"
+        })
       #expect(try await fixture.messageCount() == before + 2)
     }
   }
@@ -152,11 +162,19 @@ struct SendMessageTests {
   func handleRefuses() async throws {
     try await MessagingFixture.with { fixture in
       let before = try await fixture.messageCount()
-      let unresolved = try await fixture.handle(fixture.send, .with { $0.recipients = [person("Diana")]; $0.content = "hi" })
+      let unresolved = try await fixture.handle(
+        fixture.send,
+        .with {
+          $0.recipients = [person("Diana")]; $0.content = "hi"
+        })
       #expect(unresolved.code == .failure)
       let empty = try await fixture.handle(fixture.send, .with { $0.recipients = [person("Celestra")] })
       #expect(empty.code == .failure)
-      let signedOut = try await fixture.handle(fixture.send, .with { $0.recipients = [person("Celestra")]; $0.content = "x" }, user: "sleepy")
+      let signedOut = try await fixture.handle(
+        fixture.send,
+        .with {
+          $0.recipients = [person("Celestra")]; $0.content = "x"
+        }, user: "sleepy")
       #expect(signedOut.code == .failureRequiringAppLaunch)
       #expect(try await fixture.messageCount() == before)
     }

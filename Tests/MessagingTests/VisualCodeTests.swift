@@ -11,11 +11,13 @@ struct VisualCodeTests {
   @Test(
     "an unknown type resolves to contact; payment and transit types are unsupported",
     arguments: [
-      (VisualCodeType.unspecified, true), (.contact, true), (.sendPayment, false), (.requestPayment, false), (.bus, false),
+      (VisualCodeType.unspecified, true), (.contact, true), (.sendPayment, false), (.requestPayment, false),
+      (.bus, false),
     ])
   func resolveType(type: VisualCodeType, supported: Bool) async throws {
     try await MessagingFixture.with { fixture in
-      let result = try await fixture.visualCode.resolveVisualCodeType(intent: .with { $0.visualCodeType = type }, context: fixture.context())
+      let result = try await fixture.visualCode.resolveVisualCodeType(
+        intent: .with { $0.visualCodeType = type }, context: fixture.context())
       if supported {
         #expect(result.successValue == .contact)
       } else {
@@ -46,7 +48,8 @@ struct VisualCodeTests {
   @Test("accounts decide: none → app configuration required; signed out → app launch")
   func accounts() async throws {
     try await MessagingFixture.with { fixture in
-      #expect(try await fixture.handle(fixture.visualCode, .init(), user: "nobody").code == .failureAppConfigurationRequired)
+      #expect(
+        try await fixture.handle(fixture.visualCode, .init(), user: "nobody").code == .failureAppConfigurationRequired)
       #expect(try await fixture.handle(fixture.visualCode, .init(), user: "sleepy").code == .failureRequiringAppLaunch)
       let confirm = try await fixture.visualCode.confirm(intent: .init(), context: fixture.context())
       #expect(confirm.response.code == .ready)
@@ -69,8 +72,12 @@ struct PNGFile {
   struct Invalid: Error { let reason: String }
 
   init(_ bytes: [UInt8]) throws {
-    guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw Invalid(reason: "signature") }
-    func be32(_ at: Int) -> Int { Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]) }
+    guard bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else {
+      throw Invalid(reason: "signature")
+    }
+    func be32(_ at: Int) -> Int {
+      Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+    }
     var offset = 8
     var width = 0
     var height = 0
@@ -79,7 +86,8 @@ struct PNGFile {
       let length = be32(offset)
       let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
       let body = Array(bytes[(offset + 8)..<(offset + 8 + length)])
-      guard PNGEncoder.crc32(Array(bytes[(offset + 4)..<(offset + 8)]) + body) == UInt32(be32(offset + 8 + length)) else {
+      guard PNGEncoder.crc32(Array(bytes[(offset + 4)..<(offset + 8)]) + body) == UInt32(be32(offset + 8 + length))
+      else {
         throw Invalid(reason: "crc of \(type)")
       }
       if type == "IHDR" {
@@ -99,7 +107,12 @@ struct PNGFile {
       position += 5 + length
       if final == 1 { break }
     }
-    guard PNGEncoder.adler32(raw) == UInt32(Int(idat[position]) << 24 | Int(idat[position + 1]) << 16 | Int(idat[position + 2]) << 8 | Int(idat[position + 3])) else {
+    guard
+      PNGEncoder.adler32(raw)
+        == UInt32(
+          Int(idat[position]) << 24 | Int(idat[position + 1]) << 16 | Int(idat[position + 2]) << 8
+            | Int(idat[position + 3]))
+    else {
       throw Invalid(reason: "adler")
     }
     guard raw.count == (width + 1) * height else { throw Invalid(reason: "size") }

@@ -18,7 +18,8 @@ package enum IntentPayload {
     do {
       return try T(unpackingAny: payload)
     } catch {
-      throw IntentMeshError.invalidPayload("the payload of \(intentClass) does not decode as \(T.protoMessageName): \(error)")
+      throw IntentMeshError.invalidPayload(
+        "the payload of \(intentClass) does not decode as \(T.protoMessageName): \(error)")
     }
   }
 }

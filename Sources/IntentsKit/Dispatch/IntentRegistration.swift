@@ -23,7 +23,10 @@ package struct IntentRegistration: Sendable {
   let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
   let samePayload: @Sendable (Google_Protobuf_Any?, Data) -> Bool
   let liveUpdates:
-    (@Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void) async throws -> Void)?
+    (
+      @Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void)
+        async throws -> Void
+    )?
 
   /// Registers handler type `H`; `make` builds a fresh, stateless handler for every call.
   package static func handler<H: IntentHandler>(
@@ -53,7 +56,8 @@ package struct IntentRegistration: Sendable {
     view: AnyIntentViewController?,
     make: @escaping @Sendable () -> H,
     liveUpdates: (
-      @Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void) async throws ->
+      @Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void)
+        async throws ->
         Void
     )?
   ) {
@@ -77,7 +81,7 @@ package struct IntentRegistration: Sendable {
       var resolutions: [Intentmesh_V1_ParameterResolution] = []
       var complete = true
       for parameter in chosen {
-        let outcome = try await parameter.run(make(), intent, context)
+        let outcome = try await parameter.run(make(), resolved, context)
         outcome.apply(&resolved)
         complete = complete && outcome.settled
         resolutions.append(
@@ -114,7 +118,8 @@ package struct IntentRegistration: Sendable {
     return try requested.map { name in
       guard let parameter = all.first(where: { $0.keyPath == name }) else {
         let known = all.map(\.keyPath).joined(separator: ", ")
-        throw IntentMeshError.invalidArgument("\(intentClass) has no parameter \"\(name)\"; its parameters are: \(known)")
+        throw IntentMeshError.invalidArgument(
+          "\(intentClass) has no parameter \"\(name)\"; its parameters are: \(known)")
       }
       return parameter
     }

@@ -21,6 +21,7 @@ package struct IntentRegistry: Sendable {
 
   /// The registration whose intent or response class is `parameterClass` ("INSendMessageIntentResponse").
   package func registration(forParameterClass parameterClass: String) -> IntentRegistration? {
-    byClass[parameterClass] ?? (parameterClass.hasSuffix("Response") ? byClass[String(parameterClass.dropLast(8))] : nil)
+    byClass[parameterClass]
+      ?? (parameterClass.hasSuffix("Response") ? byClass[String(parameterClass.dropLast(8))] : nil)
   }
 }

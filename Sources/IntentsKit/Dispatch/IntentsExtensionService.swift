@@ -47,7 +47,8 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       let answer = try await registration.confirm(payload(of: request.intent), intentContext)
       let status: Intentmesh_V1_IntentHandlingStatus =
         registration.requiresUserConfirmation && answer.status == .ready ? .userConfirmationRequired : answer.status
-      let built = InteractionBuilder.build(intent: request.intent, answer: answer, status: status, date: intentContext.now)
+      let built = InteractionBuilder.build(
+        intent: request.intent, answer: answer, status: status, date: intentContext.now)
       return .with {
         $0.response = built.response
         $0.interaction = built.interaction
@@ -65,7 +66,8 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       let payload = payload(of: intent)
       _ = try registration.decodeIntent(payload)
       let respond: @Sendable (HandlerAnswer) -> Intentmesh_V1_HandleResponse = { answer in
-        let built = InteractionBuilder.build(intent: intent, answer: answer, status: answer.status, date: intentContext.now)
+        let built = InteractionBuilder.build(
+          intent: intent, answer: answer, status: answer.status, date: intentContext.now)
         return .with {
           $0.response = built.response
           $0.interaction = built.interaction
@@ -76,7 +78,8 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       }
       guard !intent.identifier.isEmpty else {
         throw IntentMeshError.invalidArgument(
-          "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once")
+          "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once"
+        )
       }
       let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).serializedBytes()
       return try await store.write { database in
@@ -93,7 +96,8 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
         let response = respond(try await registration.handle(payload, intentContext, database))
         try await HandledIntentLedger.record(
           userID: intentContext.userID, identifier: intent.identifier,
-          entry: .init(intentClass: intent.intentClass, payload: payloadBytes, response: try response.serializedBytes()),
+          entry: .init(
+            intentClass: intent.intentClass, payload: payloadBytes, response: try response.serializedBytes()),
           at: Int64((intentContext.now.timeIntervalSince1970 * 1000).rounded()), in: database)
         return response
       }

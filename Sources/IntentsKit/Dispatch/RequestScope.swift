@@ -11,7 +11,8 @@ package struct RequestScope: Sendable {
   package let now: @Sendable () -> Date
   package let logger: Logger
 
-  package init(registry: IntentRegistry, manifest: DomainManifest, now: @escaping @Sendable () -> Date, logger: Logger) {
+  package init(registry: IntentRegistry, manifest: DomainManifest, now: @escaping @Sendable () -> Date, logger: Logger)
+  {
     self.registry = registry
     self.manifest = manifest
     self.now = now
@@ -30,7 +31,8 @@ package struct RequestScope: Sendable {
     var timeZone = TimeZone.gmt
     if !requestContext.timeZone.isEmpty {
       guard let zone = TimeZone(identifier: requestContext.timeZone) else {
-        throw IntentMeshError.invalidArgument("context.time_zone \"\(requestContext.timeZone)\" is not an IANA time zone")
+        throw IntentMeshError.invalidArgument(
+          "context.time_zone \"\(requestContext.timeZone)\" is not an IANA time zone")
       }
       timeZone = zone
     }

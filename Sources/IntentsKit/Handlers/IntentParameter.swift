@@ -73,7 +73,8 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   }
 
   /// SiriKit's rule for array results: one per element, or a single parameter-level result.
-  static func validate<V>(_ results: [ResolutionResult<V>], elements: Int, keyPath: String, intentClass: String) throws {
+  static func validate<V>(_ results: [ResolutionResult<V>], elements: Int, keyPath: String, intentClass: String) throws
+  {
     if results.contains(where: \.isParameterLevel) {
       guard results.count == 1 else {
         throw IntentMeshError.handlerContract(

@@ -56,7 +56,8 @@ package struct AppIntentVocabularyPlist: Decodable, Sendable, Equatable {
 
   package init(from decoder: any Decoder) throws {
     let container = try decoder.container(keyedBy: CodingKeys.self)
-    parameterVocabularies = try container.decodeIfPresent([ParameterVocabulary].self, forKey: .parameterVocabularies) ?? []
+    parameterVocabularies =
+      try container.decodeIfPresent([ParameterVocabulary].self, forKey: .parameterVocabularies) ?? []
     intentPhrases = try container.decodeIfPresent([IntentPhrase].self, forKey: .intentPhrases) ?? []
   }
 

@@ -37,7 +37,8 @@ package struct DomainManifest: Sendable {
       throw ManifestError.inconsistent("IntentsSupported lists \(missing), but the service has no handler for it")
     }
     if let extra = registry.registrations.first(where: { !supported.contains($0.intentClass) }) {
-      throw ManifestError.inconsistent("the service handles \(extra.intentClass), but IntentsSupported does not list it")
+      throw ManifestError.inconsistent(
+        "the service handles \(extra.intentClass), but IntentsSupported does not list it")
     }
     if let stray = info.intentsRestrictedWhileLocked.first(where: { !supported.contains($0) }) {
       throw ManifestError.inconsistent("IntentsRestrictedWhileLocked lists \(stray), which IntentsSupported does not")

@@ -17,7 +17,8 @@ package struct ReadinessReporter: Service {
 
   package func run() async throws {
     guard let address = try await listeningAddress() else { return }
-    let endpoint = address.ipv4.map { "\($0.host):\($0.port)" } ?? address.ipv6.map { "[\($0.host)]:\($0.port)" } ?? "\(address)"
+    let endpoint =
+      address.ipv4.map { "\($0.host):\($0.port)" } ?? address.ipv6.map { "[\($0.host)]:\($0.port)" } ?? "\(address)"
     board.set(.serving, for: "")
     board.set(.serving, for: "intentmesh.v1.IntentsExtension")
     logger.info("serving", metadata: ["app": "\(appName)", "address": "\(endpoint)"])

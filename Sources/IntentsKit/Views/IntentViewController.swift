@@ -14,7 +14,10 @@ package struct ViewConfiguration: Sendable {
     _ parameters: [Intentmesh_V1_Parameter], view: Intentmesh_V1_View, width: Double, height: Double
   ) -> ViewConfiguration {
     ViewConfiguration(
-      configured: true, parameters: parameters, desiredSize: .with { $0.width = width; $0.height = height }, view: view)
+      configured: true, parameters: parameters,
+      desiredSize: .with {
+        $0.width = width; $0.height = height
+      }, view: view)
   }
 
   /// The app declines: the host draws its default view of the asked parameters.

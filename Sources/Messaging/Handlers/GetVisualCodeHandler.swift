@@ -29,7 +29,8 @@ package struct GetVisualCodeHandler: IntentHandler {
     switch intent.visualCodeType {
     case .unspecified, .contact: return .success(.contact)
     case .requestPayment, .sendPayment:
-      return .unsupported(ResolutionReason(message: "UnicornChat makes contact codes only; payment codes come from a payments app."))
+      return .unsupported(
+        ResolutionReason(message: "UnicornChat makes contact codes only; payment codes come from a payments app."))
     default:
       return .unsupported(ResolutionReason(message: "UnicornChat makes contact codes only."))
     }
@@ -40,7 +41,9 @@ package struct GetVisualCodeHandler: IntentHandler {
     return Self.accountAnswer(account) ?? IntentAnswer(code: .ready)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
     let account = try await MessagingAccounts.account(of: context.userID, in: database)
     if let refusal = Self.accountAnswer(account) { return refusal }
     guard let account, [.unspecified, .contact].contains(intent.visualCodeType) else {

@@ -62,7 +62,9 @@ package struct SearchForMessagesHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
     let account: MessagingAccount
     switch AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database)) {
     case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
@@ -119,11 +121,15 @@ struct MessageFilter {
     if attributes.read != attributes.unread, message.isRead != attributes.read { return false }
     if attributes.flagged != attributes.unflagged, message.isFlagged != attributes.flagged { return false }
     if attributes.played, !message.isPlayed { return false }
-    if !groupNames.isEmpty, !groupNames.contains(where: { NameMatching.matches($0, message.groupName) }) { return false }
+    if !groupNames.isEmpty, !groupNames.contains(where: { NameMatching.matches($0, message.groupName) }) {
+      return false
+    }
     if !identifiers.isEmpty, !identifiers.contains(message.id) { return false }
     if !conversationIdentifiers.isEmpty, !conversationIdentifiers.contains(message.conversationID) { return false }
     if !searchTerms.isEmpty {
-      let found = searchTerms.map { message.content.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) != nil }
+      let found = searchTerms.map {
+        message.content.range(of: $0, options: [.caseInsensitive, .diacriticInsensitive]) != nil
+      }
       switch termsOperator {
       case .any: if !found.contains(true) { return false }
       case .none: if found.contains(true) { return false }

@@ -63,7 +63,9 @@ package struct SendMessageHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
     let account: MessagingAccount
     switch AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database)) {
     case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)

@@ -43,7 +43,9 @@ package struct SetMessageAttributeHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
     if case .needsAppLaunch(let activity) = AccountCheck.check(
       try await MessagingAccounts.account(of: context.userID, in: database))
     {

@@ -73,7 +73,8 @@ package struct PersonResolver: Sendable {
         : .unsupported(
           ResolutionReason(
             RecipientUnsupportedReason.noValidHandle,
-            name.isEmpty ? "That recipient has no name or handle." : "No one named \(name) is in your UnicornChat contacts."
+            name.isEmpty
+              ? "That recipient has no name or handle." : "No one named \(name) is in your UnicornChat contacts."
           ))
     case 1:
       let contact = found[0]

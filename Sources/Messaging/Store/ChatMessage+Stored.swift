@@ -9,7 +9,10 @@ extension ChatMessage {
   package init(_ stored: StoredMessage, account: MessagingAccount?, contacts: [Contact]) {
     func person(_ id: String) -> Intentmesh_V1_Person {
       if let account, id == account.userID { return account.person }
-      return contacts.first { $0.id == id }?.person ?? .with { $0.customIdentifier = id; $0.displayName = id }
+      return contacts.first { $0.id == id }?.person
+        ?? .with {
+          $0.customIdentifier = id; $0.displayName = id
+        }
     }
     self.init()
     identifier = stored.id

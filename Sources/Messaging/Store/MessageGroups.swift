@@ -16,7 +16,8 @@ package enum MessageGroups {
     try await database.raw(
       "SELECT group_id, name FROM messaging_groups WHERE user_id = \(bind: userID) ORDER BY name"
     ).all().map {
-      Group(id: try $0.decode(column: "group_id", as: String.self), name: try $0.decode(column: "name", as: String.self))
+      Group(
+        id: try $0.decode(column: "group_id", as: String.self), name: try $0.decode(column: "name", as: String.self))
     }
   }
 

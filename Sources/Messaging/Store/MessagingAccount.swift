@@ -13,7 +13,8 @@ package struct MessagingAccount: Sendable, Equatable {
   package var signedIn: Bool
   package var serviceEnabled: Bool
 
-  package init(userID: String, displayName: String, handle: String, signedIn: Bool = true, serviceEnabled: Bool = true) {
+  package init(userID: String, displayName: String, handle: String, signedIn: Bool = true, serviceEnabled: Bool = true)
+  {
     self.userID = userID
     self.displayName = displayName
     self.handle = handle

@@ -13,16 +13,25 @@ package enum MessagingSeed {
   package static let demoUser = "diana"
 
   package static let contacts: [Contact] = [
-    Contact(id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus", handle: "scott@unicorn.chat"),
+    Contact(
+      id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus", handle: "scott@unicorn.chat"),
     Contact(id: "celestra", displayName: "Celestra", givenName: "Celestra", handle: "celestra@unicorn.chat"),
     Contact(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicorn.chat"),
-    Contact(id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example", hasAccount: false),
+    Contact(
+      id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example",
+      hasAccount: false),
     Contact(
       id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
       handle: "lucky@unicorn.chat", messagingEnabled: false),
-    Contact(id: "vineet", displayName: "Vineet Khosla", givenName: "Vineet", familyName: "Khosla", handle: "vineet@unicorn.chat"),
-    Contact(id: "diana-prince", displayName: "Diana Prince", givenName: "Diana", familyName: "Prince", handle: "diana.prince@unicorn.chat"),
-    Contact(id: "diana-ross", displayName: "Diana Ross", givenName: "Diana", familyName: "Ross", handle: "diana.ross@unicorn.chat"),
+    Contact(
+      id: "vineet", displayName: "Vineet Khosla", givenName: "Vineet", familyName: "Khosla",
+      handle: "vineet@unicorn.chat"),
+    Contact(
+      id: "diana-prince", displayName: "Diana Prince", givenName: "Diana", familyName: "Prince",
+      handle: "diana.prince@unicorn.chat"),
+    Contact(
+      id: "diana-ross", displayName: "Diana Ross", givenName: "Diana", familyName: "Ross",
+      handle: "diana.ross@unicorn.chat"),
   ]
 
   /// Fills an empty store; does nothing when the demo account exists.
@@ -34,14 +43,18 @@ package enum MessagingSeed {
       try await MessagingAccounts.save(
         MessagingAccount(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicorn.chat"), in: database)
       try await MessagingAccounts.save(
-        MessagingAccount(userID: "sleepy", displayName: "Sleepy Hollow", handle: "sleepy@unicorn.chat", signedIn: false),
+        MessagingAccount(
+          userID: "sleepy", displayName: "Sleepy Hollow", handle: "sleepy@unicorn.chat", signedIn: false),
         in: database)
       try await MessagingAccounts.save(
-        MessagingAccount(userID: "gloomy", displayName: "Gloomy Cloud", handle: "gloomy@unicorn.chat", serviceEnabled: false),
+        MessagingAccount(
+          userID: "gloomy", displayName: "Gloomy Cloud", handle: "gloomy@unicorn.chat", serviceEnabled: false),
         in: database)
       for contact in contacts { try await ContactDirectory.add(contact, for: demoUser, in: database) }
       try await ContactDirectory.add(
-        Contact(id: "diana", displayName: "Diana Huang", givenName: "Diana", familyName: "Huang", handle: "diana@unicorn.chat"),
+        Contact(
+          id: "diana", displayName: "Diana Huang", givenName: "Diana", familyName: "Huang", handle: "diana@unicorn.chat"
+        ),
         for: "scott", in: database)
       try await ContactDirectory.add(contacts[1], for: "scott", in: database)
       try await MessageGroups.add(.init(id: "rainbow-riders", name: "Rainbow Riders"), for: demoUser, in: database)
@@ -71,7 +84,8 @@ package enum MessagingSeed {
       }
       try await Mailbox.insert(
         StoredMessage(
-          id: "seed-5", userID: demoUser, conversationID: "conversation-celestra", outgoing: false, senderID: "celestra",
+          id: "seed-5", userID: demoUser, conversationID: "conversation-celestra", outgoing: false,
+          senderID: "celestra",
           recipientIDs: [demoUser], content: "(audio)", sentAt: base.addingTimeInterval(9_000), messageType: 2),
         in: database)
     }

@@ -26,31 +26,43 @@ enum TestDomain {
       ]
     }
 
-    func resolveRecipients(intent: Intent, context: IntentContext) async throws -> [ResolutionResult<Intentmesh_V1_Person>] {
+    func resolveRecipients(intent: Intent, context: IntentContext) async throws -> [ResolutionResult<
+      Intentmesh_V1_Person
+    >] {
       guard !intent.recipients.isEmpty else { return [.needsValue(prompt: "To whom?")] }
       return intent.recipients.map { person in
         switch person.displayName {
         case "Diana":
           return .disambiguation(
-            [.with { $0.displayName = "Diana Prince" }, .with { $0.displayName = "Diana Ross" }], prompt: "Which Diana?")
+            [.with { $0.displayName = "Diana Prince" }, .with { $0.displayName = "Diana Ross" }], prompt: "Which Diana?"
+          )
         case "Nobody": return .unsupported(ResolutionReason(message: "No one is called Nobody."))
         case "short": return .needsValue()
-        default: return .success(.with { $0.displayName = person.displayName; $0.customIdentifier = person.displayName.lowercased() })
+        default:
+          return .success(
+            .with {
+              $0.displayName = person.displayName; $0.customIdentifier = person.displayName.lowercased()
+            })
         }
       }
     }
 
-    func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<Response> {
+    func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+      Response
+    > {
       if intent.content == "explode" { throw TestFailure.exploded }
       try await database.raw(
         "INSERT INTO test_effects (user_id, content) VALUES (\(bind: context.userID), \(bind: intent.content))"
       ).run()
       if intent.content == "explode after write" { throw TestFailure.exploded }
       if intent.content == "signed out" {
-        return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: UserActivityDraft(userInfo: ["error": "signedOut"]))
+        return IntentAnswer(
+          code: .failureRequiringAppLaunch, userActivity: UserActivityDraft(userInfo: ["error": "signedOut"]))
       }
       var response = Response(code: .success)
-      response.sentMessage = .with { $0.content = intent.content; $0.identifier = context.intentIdentifier }
+      response.sentMessage = .with {
+        $0.content = intent.content; $0.identifier = context.intentIdentifier
+      }
       return IntentAnswer(response)
     }
   }
@@ -58,22 +70,30 @@ enum TestDomain {
   enum TestFailure: Error { case exploded }
 
   static let migrations = [
-    SchemaMigration(id: "test-1", statements: ["CREATE TABLE test_effects (user_id TEXT NOT NULL, content TEXT NOT NULL)"])
+    SchemaMigration(
+      id: "test-1", statements: ["CREATE TABLE test_effects (user_id TEXT NOT NULL, content TEXT NOT NULL)"])
   ]
 
   static func definition() -> DomainDefinition {
-    DomainDefinition(serviceName: "test-service", vocabularyTypes: [.contactName], migrations: migrations, seed: { _ in }) { _ in
+    DomainDefinition(
+      serviceName: "test-service", vocabularyTypes: [.contactName], migrations: migrations, seed: { _ in }
+    ) { _ in
       IntentRegistry([.handler(Handler.self) { Handler() }])
     }
   }
 
   static func effectCount(_ store: any IntentStore) async throws -> Int {
-    try await store.read { try await $0.raw("SELECT COUNT(*) AS n FROM test_effects").first()?.decode(column: "n", as: Int.self) ?? 0 }
+    try await store.read {
+      try await $0.raw("SELECT COUNT(*) AS n FROM test_effects").first()?.decode(column: "n", as: Int.self) ?? 0
+    }
   }
 
   /// A manifest folder with an Info.plist for the test domain.
-  static func manifestDirectory(restricted: [String] = ["INSendMessageIntent"], supported: [String] = ["INSendMessageIntent"]) throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intentmesh-manifest-\(UUID().uuidString)")
+  static func manifestDirectory(
+    restricted: [String] = ["INSendMessageIntent"], supported: [String] = ["INSendMessageIntent"]
+  ) throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "intentmesh-manifest-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let plist: [String: Any] = [
       "CFBundleDisplayName": "TestChat",
