@@ -1,10 +1,10 @@
 internal import SwiftProtobuf
 package import Foundation
-package import GRPCCore
+internal import GRPCCore
 package import GRPCInProcessTransport
 package import IntentMeshProtos
 package import IntentsKit
-package import Logging
+internal import Logging
 
 /// Runs a domain in-process, exactly as its executable assembles it, for service tests: a fresh
 /// SQLite file, the IntentsExtension and health services behind an in-process transport, and a

@@ -1,8 +1,8 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import SwiftProtobuf
 package import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 package import MessagingProtos
 
 /// Short names for the generated messaging contract.

@@ -1,4 +1,4 @@
-package import IntentMeshProtos
+internal import IntentMeshProtos
 package import SwiftProtobuf
 
 /// Unpacks an intent's `google.protobuf.Any` payload into its generated message.

@@ -1,7 +1,7 @@
-package import Foundation
+internal import Foundation
 package import IntentMeshProtos
-package import SQLKit
-package import SwiftProtobuf
+internal import SQLKit
+internal import SwiftProtobuf
 
 /// One intent class a domain serves, with its handler's types erased so that dispatch by class name
 /// needs no generics. Made with `IntentRegistration.handler(_:make:)`.

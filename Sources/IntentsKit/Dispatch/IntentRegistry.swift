@@ -1,5 +1,5 @@
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// The handler registrations of a domain, by intent class (SiriKit's `INExtension.handler(for:)`).
 package struct IntentRegistry: Sendable {

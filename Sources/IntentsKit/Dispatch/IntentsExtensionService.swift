@@ -1,7 +1,7 @@
 internal import Foundation
 package import GRPCCore
 package import IntentMeshProtos
-package import Logging
+internal import Logging
 internal import SQLKit
 internal import SwiftProtobuf
 

@@ -1,6 +1,6 @@
 internal import SwiftProtobuf
 package import Foundation
-package import IntentMeshProtos
+internal import IntentMeshProtos
 package import Logging
 
 /// Who asks and when: what a handler may know about the request besides the intent.

@@ -1,4 +1,4 @@
-package import IntentMeshProtos
+internal import IntentMeshProtos
 package import SQLKit
 package import SwiftProtobuf
 

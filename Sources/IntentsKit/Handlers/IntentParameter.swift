@@ -1,5 +1,5 @@
 package import IntentMeshProtos
-package import SwiftProtobuf
+internal import SwiftProtobuf
 
 /// One parameter of an intent as a handler declares it: its key path, how it is resolved, and how a
 /// settled value is written back into the intent.

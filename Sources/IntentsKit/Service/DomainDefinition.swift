@@ -1,5 +1,5 @@
 internal import SwiftProtobuf
-package import Foundation
+internal import Foundation
 package import IntentMeshProtos
 
 /// What a domain library gives the runtime: its handlers, the user vocabulary it reads, its schema

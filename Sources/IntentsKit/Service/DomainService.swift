@@ -2,8 +2,8 @@ internal import SwiftProtobuf
 package import Foundation
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-package import IntentMeshProtos
-package import Logging
+internal import IntentMeshProtos
+internal import Logging
 internal import ServiceLifecycle
 internal import UnixSignals
 

@@ -1,7 +1,7 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-package import ServiceLifecycle
+internal import ServiceLifecycle
 
 /// Runs a gRPC server as a swift-service-lifecycle service: graceful shutdown stops new calls and
 /// lets the ones in flight finish.

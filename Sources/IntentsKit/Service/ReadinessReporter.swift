@@ -3,8 +3,8 @@ internal import SwiftProtobuf
 internal import Foundation
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-package import Logging
-package import ServiceLifecycle
+internal import Logging
+internal import ServiceLifecycle
 
 /// Marks the service SERVING once the server listens (and prints the address, for people and for
 /// tests that start the executable), and NOT_SERVING as soon as shutdown begins.

@@ -1,8 +1,8 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import ArgumentParser
-package import Foundation
-package import Logging
+internal import Foundation
+internal import Logging
 
 /// The command line of every domain service. A flag wins over its environment variable, which wins
 /// over the default.

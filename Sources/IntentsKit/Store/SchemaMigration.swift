@@ -1,7 +1,7 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import Foundation
-package import SQLKit
+internal import SQLKit
 
 /// One step of a store's schema, applied once and recorded by id.
 package struct SchemaMigration: Sendable {

@@ -2,7 +2,7 @@ internal import Logging
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import MessagingProtos
-package import Foundation
+internal import Foundation
 package import IntentsKit
 package import SQLKit
 

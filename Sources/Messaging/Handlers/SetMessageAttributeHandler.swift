@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import IntentMeshProtos
 internal import SwiftProtobuf

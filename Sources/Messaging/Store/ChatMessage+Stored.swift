@@ -1,7 +1,7 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import MessagingProtos
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import SwiftProtobuf
 
 extension ChatMessage {

@@ -2,7 +2,7 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import Foundation
+internal import Foundation
 package import IntentsKit
 internal import SQLKit
 

@@ -1,8 +1,8 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 package import IntentsKit
 
 /// The chat-transcript view of session 225's UnicornChat demo: on the first (empty) call it claims
