@@ -49,6 +49,8 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "messaging-service", targets: ["MessagingService"]),
+    .executable(name: "gateway", targets: ["GatewayService"]),
+    .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
   ],
   dependencies: [
@@ -101,9 +103,37 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // The gateway: routing, conversation, layout. It links no domain code and no domain types.
+    .target(
+      name: "Gateway",
+      dependencies: [
+        "IntentsKit", "IntentMeshProtos", grpcCore, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals,
+        argumentParser,
+      ],
+      swiftSettings: strictSettings
+    ),
+
     // Deployable services.
     service(
       "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
+
+    .executableTarget(
+      name: "GatewayService",
+      dependencies: ["Gateway", argumentParser],
+      path: "Services/Gateway",
+      exclude: ["README.md"],
+      swiftSettings: strictSettings
+    ),
+
+    // The command-line client for people: `intentmesh up`, `send`, `chat`, `routes`.
+    .executableTarget(
+      name: "IntentMeshCLI",
+      dependencies: [
+        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "RideBookingProtos", "ListsAndNotesProtos", grpcCore,
+        grpcHTTP2, swiftProtobuf, argumentParser,
+      ],
+      swiftSettings: strictSettings
+    ),
 
     // Tests.
     .testTarget(
@@ -120,6 +150,14 @@ let package = Package(
       dependencies: [
         "Messaging", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "GatewayTests",
+      dependencies: [
+        "Gateway", "IntentsKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
+        grpcHTTP2, grpcProtobuf, swiftProtobuf, logging,
       ],
       swiftSettings: strictSettings
     ),

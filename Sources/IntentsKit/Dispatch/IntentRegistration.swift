@@ -125,6 +125,17 @@ package struct IntentRegistration: Sendable {
     }
   }
 
+  /// The parameters in layout order: the view controller's order, or the declared parameters.
+  package var viewParameters: [Intentmesh_V1_Parameter] {
+    if let order = viewController?.parameterOrder, !order.isEmpty { return order }
+    return parameters.map { declared in
+      .with {
+        $0.parameterClass = intentClass
+        $0.keyPath = declared.keyPath
+      }
+    }
+  }
+
   /// The manifest entry of this intent.
   package func declaration(restrictedWhileLocked: Bool) -> Intentmesh_V1_IntentDeclaration {
     .with {
@@ -136,6 +147,7 @@ package struct IntentRegistration: Sendable {
       $0.requiresUserConfirmation = requiresUserConfirmation
       $0.supportsLiveUpdates = supportsLiveUpdates
       $0.confirmationPrompt = confirmationPrompt
+      $0.viewParameters = viewParameters
     }
   }
 }

@@ -35,7 +35,7 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
         result = given.isAbsent ? .notRequired : .success(given)
       }
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
-        if case .success(let value) = result { intent[keyPath: field] = value }
+        if let value = result.settledOrGuessedValue { intent[keyPath: field] = value }
       }
       return ([try result.proto()], result.isSettled, apply)
     }
@@ -64,7 +64,7 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
         guard results.count == given.count, !results.contains(where: \.isParameterLevel) else { return }
         var values = intent[keyPath: field]
         for (index, result) in results.enumerated() {
-          if case .success(let value) = result { values[index] = value }
+          if let value = result.settledOrGuessedValue { values[index] = value }
         }
         intent[keyPath: field] = values
       }

@@ -32,6 +32,15 @@ package enum ResolutionResult<Value: ParameterValue>: Sendable {
     }
   }
 
+  /// The value written back into the resolved intent: a success's value, or the guess of a
+  /// confirmation_required (so the client can send it back once the user says yes).
+  package var settledOrGuessedValue: Value? {
+    switch self {
+    case .success(let value), .confirmationRequired(let value, _, _): value
+    default: nil
+    }
+  }
+
   /// The wire form.
   package func proto() throws -> Intentmesh_V1_ResolutionResult {
     var result = Intentmesh_V1_ResolutionResult()

@@ -51,15 +51,8 @@ package struct DomainService: Sendable {
       definition: definition, store: store, manifestDirectory: manifestDirectory, now: now, logger: logger)
     let board = prepared.board
     let manifest = prepared.manifest
-    let transportConfig = HTTP2ServerTransport.Posix.Config.defaults { config in
-      config.rpc.maxRequestPayloadSize = configuration.maxRequestMessageBytes
-      config.compression.enabledAlgorithms = .all
-    }
-    let transport = HTTP2ServerTransport.Posix(
-      address: .ipv4(host: configuration.host, port: configuration.port),
-      transportSecurity: .plaintext,
-      config: transportConfig
-    )
+    let transport = ServiceTransport.http2(
+      host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes)
     let server = GRPCServer(
       transport: transport,
       services: prepared.services,
@@ -67,7 +60,7 @@ package struct DomainService: Sendable {
     )
     let readiness = ReadinessReporter(
       serviceName: definition.serviceName, appName: manifest.proto.appName, board: board, logger: logger
-    ) { try await server.listeningAddress }
+    ) { try await server.listeningEndpoint }
     let group = ServiceGroup(
       configuration: .init(
         services: [.init(service: GRPCServerService(server: server)), .init(service: readiness)],

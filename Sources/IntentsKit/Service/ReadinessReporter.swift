@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import Foundation
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-internal import Logging
+package import Logging
 internal import ServiceLifecycle
 
 /// Marks the service SERVING once the server listens (and prints the address, for people and for
@@ -13,19 +13,29 @@ package struct ReadinessReporter: Service {
   let appName: String
   let board: HealthStatusBoard
   let logger: Logger
-  let listeningAddress: @Sendable () async throws -> GRPCNIOTransportCore.SocketAddress?
+  let serviceNames: [String]
+  let listeningAddress: @Sendable () async throws -> String?
+
+  package init(
+    serviceName: String, appName: String, board: HealthStatusBoard, logger: Logger,
+    serviceNames: [String] = ["", "intentmesh.v1.IntentsExtension"],
+    listeningAddress: @escaping @Sendable () async throws -> String?
+  ) {
+    self.serviceName = serviceName
+    self.appName = appName
+    self.board = board
+    self.logger = logger
+    self.serviceNames = serviceNames
+    self.listeningAddress = listeningAddress
+  }
 
   package func run() async throws {
-    guard let address = try await listeningAddress() else { return }
-    let endpoint =
-      address.ipv4.map { "\($0.host):\($0.port)" } ?? address.ipv6.map { "[\($0.host)]:\($0.port)" } ?? "\(address)"
-    board.set(.serving, for: "")
-    board.set(.serving, for: "intentmesh.v1.IntentsExtension")
+    guard let endpoint = try await listeningAddress() else { return }
+    for name in serviceNames { board.set(.serving, for: name) }
     logger.info("serving", metadata: ["app": "\(appName)", "address": "\(endpoint)"])
     FileHandle.standardOutput.write(Data("\(serviceName) (\(appName)) serving on \(endpoint)\n".utf8))
     try? await gracefulShutdown()
-    board.set(.notServing, for: "")
-    board.set(.notServing, for: "intentmesh.v1.IntentsExtension")
+    for name in serviceNames { board.set(.notServing, for: name) }
     board.finish()
     logger.info("shutting down: draining calls in flight")
   }

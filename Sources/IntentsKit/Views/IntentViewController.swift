@@ -57,17 +57,27 @@ package protocol IntentViewController: Sendable {
   associatedtype Intent: SwiftProtobuf.Message & Sendable
   associatedtype Response: IntentResponseMessage
   static var intentClass: String { get }
+  /// The parameters in the order the host asks for them after the empty set; empty means the
+  /// intent's parameters in their declared order.
+  static var parameterOrder: [Intentmesh_V1_Parameter] { get }
   func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration
+}
+
+extension IntentViewController {
+  package static var parameterOrder: [Intentmesh_V1_Parameter] { [] }
 }
 
 /// An `IntentViewController` with its types erased.
 package struct AnyIntentViewController: Sendable {
+  /// The controller's view order; empty for the intent's declared order.
+  package let parameterOrder: [Intentmesh_V1_Parameter]
   let configure:
     @Sendable (
       Intentmesh_V1_ConfigureViewRequest, Intentmesh_V1_Interaction, IntentContext
     ) async throws -> ViewConfiguration
 
   package init<C: IntentViewController>(_ controller: C) {
+    self.parameterOrder = C.parameterOrder
     self.configure = { request, interaction, context in
       let intent = try IntentPayload.decode(
         C.Intent.self, from: interaction.intent.hasPayload ? interaction.intent.payload : nil,

@@ -176,6 +176,10 @@ package nonisolated struct Intentmesh_V1_IntentDeclaration: Sendable {
   /// What the host asks before handle, e.g. "Ready to send it?".
   package var confirmationPrompt: String = String()
 
+  /// The parameters in the order a UI lays them out (the configureView sequence after the empty
+  /// set): the intent's parameters by default, response parameters too where the app draws them.
+  package var viewParameters: [Intentmesh_V1_Parameter] = []
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
@@ -378,7 +382,7 @@ nonisolated extension Intentmesh_V1_AlternativeAppName: SwiftProtobuf.Message, S
 
 nonisolated extension Intentmesh_V1_IntentDeclaration: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".IntentDeclaration"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}intent_class\0\u{3}payload_type\0\u{3}response_type\0\u{1}parameters\0\u{3}restricted_while_locked\0\u{3}requires_user_confirmation\0\u{3}supports_live_updates\0\u{3}confirmation_prompt\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}intent_class\0\u{3}payload_type\0\u{3}response_type\0\u{1}parameters\0\u{3}restricted_while_locked\0\u{3}requires_user_confirmation\0\u{3}supports_live_updates\0\u{3}confirmation_prompt\0\u{3}view_parameters\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -394,6 +398,7 @@ nonisolated extension Intentmesh_V1_IntentDeclaration: SwiftProtobuf.Message, Sw
       case 6: try { try decoder.decodeSingularBoolField(value: &self.requiresUserConfirmation) }()
       case 7: try { try decoder.decodeSingularBoolField(value: &self.supportsLiveUpdates) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.confirmationPrompt) }()
+      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.viewParameters) }()
       default: break
       }
     }
@@ -424,6 +429,9 @@ nonisolated extension Intentmesh_V1_IntentDeclaration: SwiftProtobuf.Message, Sw
     if !self.confirmationPrompt.isEmpty {
       try visitor.visitSingularStringField(value: self.confirmationPrompt, fieldNumber: 8)
     }
+    if !self.viewParameters.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.viewParameters, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -436,6 +444,7 @@ nonisolated extension Intentmesh_V1_IntentDeclaration: SwiftProtobuf.Message, Sw
     if lhs.requiresUserConfirmation != rhs.requiresUserConfirmation {return false}
     if lhs.supportsLiveUpdates != rhs.supportsLiveUpdates {return false}
     if lhs.confirmationPrompt != rhs.confirmationPrompt {return false}
+    if lhs.viewParameters != rhs.viewParameters {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

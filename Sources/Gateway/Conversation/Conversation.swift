@@ -1,0 +1,97 @@
+internal import SwiftProtobuf
+internal import Foundation
+package import IntentMeshProtos
+
+/// One turn of the conversation Siri has between the user and an app: resolve every parameter,
+/// stop at the first one that needs the user, confirm, ask the user when the intent needs it, handle.
+/// Stateless: the intent the client sends back carries everything.
+package struct Conversation: Sendable {
+  package let call: DomainCall
+  package let layouts: LayoutBuilder
+
+  package init(call: DomainCall, layouts: LayoutBuilder) {
+    self.call = call
+    self.layouts = layouts
+  }
+
+  package func turn(_ request: Intentmesh_Gateway_V1_InteractRequest) async throws
+    -> Intentmesh_Gateway_V1_InteractResponse
+  {
+    var intent = request.intent
+    if intent.identifier.isEmpty { intent.identifier = UUID().uuidString.lowercased() }
+    let declaration = call.route.declaration
+    var response = Intentmesh_Gateway_V1_InteractResponse()
+    response.appName = call.route.appName
+
+    let resolved = try await call.resolve(
+      .with {
+        $0.context = request.context; $0.intent = intent
+      })
+    intent = resolved.resolvedIntent
+    if intent.identifier.isEmpty { intent.identifier = request.intent.identifier }
+    response.intent = intent
+    response.resolutions = resolved.resolutions
+    let confirmed = Set(request.confirmedParameters)
+    for resolution in resolved.resolutions {
+      for (index, result) in resolution.results.enumerated()
+      where !Self.isSettled(result, confirmed: confirmed, parameter: resolution.parameter) {
+        response.stage = .needsParameter
+        response.parameter = resolution.parameter
+        response.elementIndex = Int32(index)
+        response.result = result
+        response.prompt = Prompts.prompt(for: result, parameter: resolution.parameter, declaration: declaration)
+        return response
+      }
+    }
+
+    let confirm = try await call.confirm(
+      .with {
+        $0.context = request.context; $0.intent = intent
+      })
+    switch confirm.interaction.intentHandlingStatus {
+    case .ready, .userConfirmationRequired:
+      break
+    default:
+      response.stage = .failed
+      response.response = confirm.response
+      response.interaction = confirm.interaction
+      response.layout = try await layouts.layout(
+        of: confirm.interaction, context: request.context, display: request.display, call: call)
+      return response
+    }
+    let mustAsk =
+      declaration.requiresUserConfirmation || confirm.interaction.intentHandlingStatus == .userConfirmationRequired
+    if mustAsk, !request.userConfirmed {
+      response.stage = .needsConfirmation
+      response.prompt = Prompts.confirmation(for: declaration)
+      response.response = confirm.response
+      response.interaction = confirm.interaction
+      response.layout = try await layouts.layout(
+        of: confirm.interaction, context: request.context, display: request.display, call: call)
+      return response
+    }
+
+    let handled = try await call.handle(
+      .with {
+        $0.context = request.context; $0.intent = intent
+      })
+    switch handled.interaction.intentHandlingStatus {
+    case .success, .inProgress: response.stage = .done
+    default: response.stage = .failed
+    }
+    response.response = handled.response
+    response.interaction = handled.interaction
+    response.layout = try await layouts.layout(
+      of: handled.interaction, context: request.context, display: request.display, call: call)
+    return response
+  }
+
+  /// Success and not_required need nothing more; a guess the user already said yes to neither.
+  static func isSettled(_ result: Intentmesh_V1_ResolutionResult, confirmed: Set<String>, parameter: String) -> Bool {
+    switch result.kind {
+    case .success, .notRequired: true
+    case .confirmationRequired: confirmed.contains(parameter)
+    default: false
+    }
+  }
+}

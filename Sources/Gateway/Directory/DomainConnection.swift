@@ -1,0 +1,41 @@
+internal import Foundation
+internal import SwiftProtobuf
+package import GRPCCore
+package import GRPCNIOTransportHTTP2
+package import IntentMeshProtos
+
+/// A gateway's client of one domain: one HTTP/2 connection that reconnects with backoff, and the
+/// generated clients over it.
+package final class DomainConnection: Sendable {
+  package let endpoint: DomainEndpoint
+  package let client: GRPCClient<HTTP2ClientTransport.Posix>
+  package let extensionClient: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
+  package let healthClient: Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>
+
+  package init(endpoint: DomainEndpoint) throws {
+    self.endpoint = endpoint
+    var config = HTTP2ClientTransport.Posix.Config.defaults
+    config.backoff.initial = .milliseconds(100)
+    config.backoff.max = .seconds(2)
+    config.connection.maxIdleTime = nil
+    let serviceConfig = ServiceConfig()
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .dns(host: endpoint.host, port: endpoint.port),
+      transportSecurity: .plaintext,
+      config: config,
+      serviceConfig: serviceConfig
+    )
+    self.client = GRPCClient(transport: transport)
+    self.extensionClient = Intentmesh_V1_IntentsExtension.Client(wrapping: client)
+    self.healthClient = Grpc_Health_V1_Health.Client(wrapping: client)
+  }
+
+  /// Maintains the connection until `shutdown()`.
+  package func run() async throws {
+    try await client.runConnections()
+  }
+
+  package func shutdown() {
+    client.beginGracefulShutdown()
+  }
+}

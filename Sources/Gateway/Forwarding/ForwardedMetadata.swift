@@ -1,0 +1,26 @@
+internal import Foundation
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import GRPCCore
+internal import IntentsKit
+
+/// Which request metadata travels from the client to the domain: everything the application set
+/// (request id, trace context, custom keys), nothing that belongs to the transport.
+package enum ForwardedMetadata {
+  static let transportKeys: Set<String> = ["content-type", "te", "user-agent", "host", "accept-encoding"]
+
+  package static func forward(_ metadata: Metadata, requestID: String? = RequestID.current) -> Metadata {
+    var forwarded = Metadata()
+    for (key, value) in metadata {
+      let lower = key.lowercased()
+      if lower.hasPrefix(":") || lower.hasPrefix("grpc-") || transportKeys.contains(lower) { continue }
+      if lower == RequestID.metadataKey { continue }
+      switch value {
+      case .string(let text): forwarded.addString(text, forKey: key)
+      case .binary(let bytes): forwarded.addBinary(bytes, forKey: key)
+      }
+    }
+    if let requestID { forwarded.addString(requestID, forKey: RequestID.metadataKey) }
+    return forwarded
+  }
+}

@@ -1,0 +1,50 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+internal import Foundation
+package import Logging
+
+/// How the gateway runs: where it listens, which domains it routes to, its deadlines.
+package struct GatewayConfiguration: Sendable {
+  package var host: String
+  package var port: Int
+  package var domains: [DomainEndpoint]
+  /// How often every domain is described again (also on each health change).
+  package var refreshInterval: Duration
+  /// The deadline of a domain call when the caller sets none.
+  package var defaultTimeout: Duration
+  /// The longest deadline a domain call gets, whatever the caller asks.
+  package var maximumTimeout: Duration
+  package var logLevel: Logger.Level
+  package var maxRequestMessageBytes: Int
+
+  package init(
+    host: String = "127.0.0.1", port: Int = 50060, domains: [DomainEndpoint], refreshInterval: Duration = .seconds(10),
+    defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024
+  ) {
+    self.host = host
+    self.port = port
+    self.domains = domains
+    self.refreshInterval = refreshInterval
+    self.defaultTimeout = defaultTimeout
+    self.maximumTimeout = maximumTimeout
+    self.logLevel = logLevel
+    self.maxRequestMessageBytes = maxRequestMessageBytes
+  }
+
+  /// The file form of the domain list: `{"domains": ["127.0.0.1:50061", …]}`.
+  package struct File: Decodable {
+    package var domains: [String]
+  }
+
+  /// Reads the domains of a config file.
+  package static func domains(fromFile path: String) throws -> [DomainEndpoint] {
+    let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    return try file.domains.map { text in
+      guard let endpoint = DomainEndpoint(text) else {
+        throw GatewayError.invalidArgument("\(path): \"\(text)\" is not host:port")
+      }
+      return endpoint
+    }
+  }
+}

@@ -1,0 +1,71 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import ArgumentParser
+internal import Foundation
+internal import Logging
+
+/// The gateway's command line; a flag wins over its environment variable, which wins over the default.
+package struct GatewayOptions: ParsableArguments {
+  @Option(help: "Address to listen on (env INTENTMESH_HOST; default 127.0.0.1).")
+  package var host: String?
+
+  @Option(help: "Port to listen on; 0 picks a free one (env INTENTMESH_PORT; default 50060).")
+  package var port: Int?
+
+  @Option(
+    name: .customLong("domain"),
+    help: "A domain's host:port; repeat for each (env INTENTMESH_DOMAINS, comma-separated).")
+  package var domains: [String] = []
+
+  @Option(help: "A JSON file {\"domains\": [\"host:port\", …]} (env INTENTMESH_GATEWAY_CONFIG).")
+  package var config: String?
+
+  @Option(help: "Seconds between Describe rounds (env INTENTMESH_REFRESH_SECONDS; default 10).")
+  package var refreshSeconds: Double?
+
+  @Option(help: "Deadline in seconds of a domain call when the caller sets none (default 10).")
+  package var defaultTimeoutSeconds: Double?
+
+  @Option(help: "Longest deadline in seconds a domain call gets (default 60).")
+  package var maximumTimeoutSeconds: Double?
+
+  @Option(help: "trace, debug, info, notice, warning, error or critical (env INTENTMESH_LOG_LEVEL).")
+  package var logLevel: String?
+
+  package init() {}
+
+  package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    -> GatewayConfiguration
+  {
+    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+    var texts = domains
+    if texts.isEmpty, let list = environment["INTENTMESH_DOMAINS"], !list.isEmpty {
+      texts = list.split(separator: ",").map(String.init)
+    }
+    var endpoints = try texts.map { text in
+      guard let endpoint = DomainEndpoint(text) else { throw ValidationError("\"\(text)\" is not host:port") }
+      return endpoint
+    }
+    if let path = value(config, "INTENTMESH_GATEWAY_CONFIG") {
+      endpoints += try GatewayConfiguration.domains(fromFile: path)
+    }
+    guard !endpoints.isEmpty else { throw ValidationError("name at least one domain: --domain host:port") }
+    let levelText = value(logLevel, "INTENTMESH_LOG_LEVEL") ?? "info"
+    guard let level = Logger.Level(rawValue: levelText) else { throw ValidationError("unknown log level \(levelText)") }
+    let port =
+      try value(port.map(String.init), "INTENTMESH_PORT").map { text in
+        guard let number = Int(text), (0...65535).contains(number) else { throw ValidationError("bad port \(text)") }
+        return number
+      } ?? 50060
+    let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
+    return GatewayConfiguration(
+      host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
+      port: port,
+      domains: endpoints,
+      refreshInterval: .milliseconds(Int64(refresh * 1000)),
+      defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),
+      maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),
+      logLevel: level
+    )
+  }
+}

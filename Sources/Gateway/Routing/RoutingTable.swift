@@ -1,0 +1,72 @@
+internal import Foundation
+internal import SwiftProtobuf
+package import IntentMeshProtos
+internal import IntentsKit
+
+/// Intent class (and app name) → the domain that handles it, built from the domains' manifests.
+package struct RoutingTable: Sendable {
+  /// One intent class served by one domain.
+  package struct Route: Sendable {
+    package var endpoint: DomainEndpoint
+    package var appName: String
+    package var alternativeAppNames: [String]
+    package var declaration: Intentmesh_V1_IntentDeclaration
+
+    package var intentClass: String { declaration.intentClass }
+
+    /// Whether the user called the app by `name`: its name or an alternative, ignoring case and spaces.
+    package func isNamed(_ name: String) -> Bool {
+      ([appName] + alternativeAppNames).contains { NameMatching.matches(name, $0) }
+    }
+
+    /// Whether the intent may not run on a locked device (declared, or a payments intent).
+    package var restrictedWhileLocked: Bool {
+      SiriPolicy.restrictedWhileLocked(intentClass, declaredRestricted: declaration.restrictedWhileLocked)
+    }
+  }
+
+  package let routes: [String: [Route]]
+
+  package init(manifests: [(DomainEndpoint, Intentmesh_V1_ExtensionManifest)]) {
+    var routes: [String: [Route]] = [:]
+    for (endpoint, manifest) in manifests {
+      let alternatives = manifest.alternativeAppNames.map(\.name)
+      for declaration in manifest.intents {
+        routes[declaration.intentClass, default: []].append(
+          Route(
+            endpoint: endpoint, appName: manifest.appName, alternativeAppNames: alternatives, declaration: declaration))
+      }
+    }
+    self.routes = routes
+  }
+
+  /// The route of `intentClass`, narrowed to the app the user named (if any).
+  package func route(intentClass: String, appName: String) throws -> Route {
+    guard let candidates = routes[intentClass], !candidates.isEmpty else {
+      throw GatewayError.noRoute(intentClass: intentClass)
+    }
+    let named = appName.isEmpty ? candidates : candidates.filter { $0.isNamed(appName) }
+    guard !named.isEmpty else {
+      throw GatewayError.noSuchApp(appName: appName, intentClass: intentClass, apps: candidates.map(\.appName))
+    }
+    guard named.count == 1 else {
+      throw GatewayError.ambiguous(intentClass: intentClass, apps: named.map(\.appName))
+    }
+    return named[0]
+  }
+
+  /// The route for `intent` from a client in `context`, refusing locked-device intents before any
+  /// domain is called.
+  package func route(for intent: Intentmesh_V1_Intent, context: Intentmesh_V1_RequestContext) throws -> Route {
+    let route = try route(intentClass: intent.intentClass, appName: intent.appName)
+    if context.deviceLocked, route.restrictedWhileLocked {
+      throw GatewayError.restrictedWhileLocked(intentClass: intent.intentClass)
+    }
+    return route
+  }
+
+  /// Every route, sorted by class and app.
+  package var allRoutes: [Route] {
+    routes.values.flatMap { $0 }.sorted { ($0.intentClass, $0.appName) < ($1.intentClass, $1.appName) }
+  }
+}

@@ -1,0 +1,16 @@
+internal import Foundation
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+/// Rules Siri applies whatever a domain declares.
+package enum SiriPolicy {
+  /// SiriKit asks the user to unlock the device for every payments intent.
+  package static let paymentsIntents: Set<String> = [
+    "INSendPaymentIntent", "INRequestPaymentIntent", "INSearchForBillsIntent", "INPayBillIntent",
+    "INTransferMoneyIntent", "INSearchForAccountsIntent",
+  ]
+
+  /// Whether `intentClass` may not run on a locked device, given what its domain declared.
+  package static func restrictedWhileLocked(_ intentClass: String, declaredRestricted: Bool) -> Bool {
+    declaredRestricted || paymentsIntents.contains(intentClass)
+  }
+}

@@ -1,0 +1,35 @@
+internal import SwiftProtobuf
+internal import Foundation
+package import GRPCCore
+package import IntentMeshProtos
+internal import IntentsKit
+
+/// Turns a request into a call to the owning domain: route by class and app name, refuse locked
+/// intents, carry the deadline and metadata.
+package struct GatewayRouter: Sendable {
+  package let directory: DomainDirectory
+  package let deadline: CallDeadline
+
+  package init(directory: DomainDirectory, deadline: CallDeadline) {
+    self.directory = directory
+    self.deadline = deadline
+  }
+
+  /// The call for `intent`, made `elapsed` after the request arrived with `metadata`.
+  package func call(
+    for intent: Intentmesh_V1_Intent, context: Intentmesh_V1_RequestContext, metadata: Metadata, elapsed: Duration
+  ) throws -> DomainCall {
+    let route = try directory.table.route(for: intent, context: context)
+    return try call(route: route, metadata: metadata, elapsed: elapsed)
+  }
+
+  package func call(route: RoutingTable.Route, metadata: Metadata, elapsed: Duration) throws -> DomainCall {
+    guard let connection = directory.connection(for: route.endpoint) else {
+      throw GatewayError.domainUnavailable(
+        appName: route.appName, endpoint: "\(route.endpoint)", detail: "not configured")
+    }
+    return DomainCall(
+      route: route, connection: connection, metadata: ForwardedMetadata.forward(metadata),
+      timeout: deadline.timeout(for: metadata, elapsed: elapsed))
+  }
+}

@@ -1,0 +1,73 @@
+internal import Foundation
+internal import SwiftProtobuf
+package import GRPCCore
+package import IntentMeshProtos
+internal import IntentsKit
+
+/// `intentmesh.gateway.v1.Gateway`: the conversation, the layout, the routing table.
+package struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
+  package let router: GatewayRouter
+  package let layouts: LayoutBuilder
+
+  package init(router: GatewayRouter, layouts: LayoutBuilder = LayoutBuilder()) {
+    self.router = router
+    self.layouts = layouts
+  }
+
+  package func interact(
+    request: ServerRequest<Intentmesh_Gateway_V1_InteractRequest>, context: ServerContext
+  ) async throws -> ServerResponse<Intentmesh_Gateway_V1_InteractResponse> {
+    _ = try UserIdentity.userID(of: request.message.context)
+    let call = try router.call(
+      for: request.message.intent, context: request.message.context, metadata: request.metadata, elapsed: .zero)
+    return ServerResponse(message: try await Conversation(call: call, layouts: layouts).turn(request.message))
+  }
+
+  package func layout(
+    request: ServerRequest<Intentmesh_Gateway_V1_LayoutRequest>, context: ServerContext
+  ) async throws -> ServerResponse<Intentmesh_Gateway_V1_LayoutResponse> {
+    _ = try UserIdentity.userID(of: request.message.context)
+    guard !request.message.interactions.isEmpty else {
+      throw GatewayError.invalidArgument("LayoutRequest.interactions is empty: give at least one interaction")
+    }
+    var response = Intentmesh_Gateway_V1_LayoutResponse()
+    for interaction in request.message.interactions {
+      let call = try router.call(
+        for: interaction.intent, context: request.message.context, metadata: request.metadata, elapsed: .zero)
+      response.layouts.append(
+        try await layouts.layout(
+          of: interaction, context: request.message.context, display: request.message.display, call: call))
+    }
+    return ServerResponse(message: response)
+  }
+
+  package func listRoutes(
+    request: ServerRequest<Intentmesh_Gateway_V1_ListRoutesRequest>, context: ServerContext
+  ) async throws -> ServerResponse<Intentmesh_Gateway_V1_ListRoutesResponse> {
+    let statuses = router.directory.statuses
+    let table = router.directory.table
+    return ServerResponse(
+      message: .with { response in
+        response.domains = statuses.map { endpoint, status in
+          .with {
+            $0.endpoint = "\(endpoint)"
+            $0.appName = status.manifest?.appName ?? ""
+            $0.alternativeAppNames = status.manifest?.alternativeAppNames.map(\.name) ?? []
+            $0.health = status.health
+            $0.lastError = status.lastError
+            $0.intentCount = Int32(status.manifest?.intents.count ?? 0)
+          }
+        }
+        response.routes = table.allRoutes.map { route in
+          .with {
+            $0.intentClass = route.intentClass
+            $0.endpoint = "\(route.endpoint)"
+            $0.appName = route.appName
+            $0.payloadType = route.declaration.payloadType
+            $0.restrictedWhileLocked = route.restrictedWhileLocked
+            $0.declaration = route.declaration
+          }
+        }
+      })
+  }
+}

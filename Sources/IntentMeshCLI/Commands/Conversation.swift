@@ -1,0 +1,43 @@
+import SwiftProtobuf
+import Foundation
+import IntentMeshProtos
+
+/// What the intent commands share: the request context and how a turn reads on a terminal.
+enum Conversation {
+  static func context(_ options: IntentOptions) -> Intentmesh_V1_RequestContext {
+    .with {
+      $0.userID = options.user
+      $0.timeZone = options.timeZone
+      $0.locale = "en-US"
+      $0.deviceLocked = options.locked
+    }
+  }
+
+  static let display = Intentmesh_Gateway_V1_Display.with {
+    $0.hostedViewContext = .siriSnippet
+    $0.maximumSize = .with {
+      $0.width = 375; $0.height = 640
+    }
+  }
+
+  static func describe(_ turn: Intentmesh_Gateway_V1_InteractResponse, declaration: Intentmesh_V1_IntentDeclaration)
+    -> String
+  {
+    var lines: [String] = []
+    switch turn.stage {
+    case .needsParameter: lines.append("\(turn.appName): \(turn.prompt)")
+    case .needsConfirmation: lines.append("\(turn.appName): \(turn.prompt)")
+    case .done: lines.append("\(turn.appName): done (\(turn.response.codeName))")
+    case .failed:
+      lines.append("\(turn.appName): failed (\(turn.response.codeName))")
+      for (key, value) in turn.response.userActivity.userInfo.sorted(by: { $0.key < $1.key }) {
+        lines.append("  \(key): \(value)")
+      }
+    default: break
+    }
+    if turn.hasLayout, !turn.layout.sections.isEmpty {
+      lines.append(LayoutPrinter.text(turn.layout, declaration: declaration))
+    }
+    return lines.joined(separator: "\n")
+  }
+}

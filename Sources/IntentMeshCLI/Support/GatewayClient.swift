@@ -1,0 +1,44 @@
+import Foundation
+import SwiftProtobuf
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import IntentMeshProtos
+
+/// A connection to the gateway for one command.
+enum GatewayClient {
+  typealias Transport = HTTP2ClientTransport.Posix
+
+  static func with<T: Sendable>(
+    _ address: String,
+    _ body: (Intentmesh_Gateway_V1_Gateway.Client<Transport>, Intentmesh_V1_IntentsExtension.Client<Transport>)
+      async throws -> T
+  ) async throws -> T {
+    let parts = address.split(separator: ":")
+    guard parts.count == 2, let port = Int(parts[1]) else {
+      throw CLIError("--gateway must be host:port, not \(address)")
+    }
+    let config = HTTP2ClientTransport.Posix.Config.defaults
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .dns(host: String(parts[0]), port: port), transportSecurity: .plaintext, config: config)
+    return try await withGRPCClient(transport: transport) { client in
+      try await body(.init(wrapping: client), .init(wrapping: client))
+    }
+  }
+
+  /// The route of `intentClass` (and app), from the gateway's table.
+  static func route(
+    _ gateway: Intentmesh_Gateway_V1_Gateway.Client<Transport>, intentClass: String, app: String
+  ) async throws -> Intentmesh_Gateway_V1_Route {
+    let routes = try await gateway.listRoutes(.init()).routes.filter { $0.intentClass == intentClass }
+    let named =
+      app.isEmpty
+      ? routes
+      : routes.filter {
+        ($0.appName.lowercased().filter { !$0.isWhitespace }) == app.lowercased().filter { !$0.isWhitespace }
+      }
+    guard let route = named.first ?? routes.first else {
+      throw CLIError("the gateway knows no domain for \(intentClass); see `intentmesh routes`")
+    }
+    return route
+  }
+}

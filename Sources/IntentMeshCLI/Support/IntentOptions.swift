@@ -1,0 +1,38 @@
+import Foundation
+import IntentMeshProtos
+import SwiftProtobuf
+import ArgumentParser
+
+/// The options every intent command shares.
+struct IntentOptions: ParsableArguments {
+  @Argument(help: "The intent class, e.g. INSendMessageIntent.")
+  var intentClass: String
+
+  @Option(help: "The app the user names (its name or an alternative name).")
+  var app: String = ""
+
+  @Option(name: .customLong("param"), help: "A parameter as key=value (repeat; repeat a key for arrays).")
+  var parameters: [String] = []
+
+  @Option(help: "The gateway's host:port.")
+  var gateway: String = "127.0.0.1:50060"
+
+  @Option(help: "The user the intent acts for.")
+  var user: String = "diana"
+
+  @Option(help: "The user's IANA time zone.")
+  var timeZone: String = "Europe/Zurich"
+
+  @Flag(help: "The device is locked.")
+  var locked = false
+
+  /// key=value pairs, in order.
+  func pairs() throws -> [(String, String)] {
+    try parameters.map { text in
+      guard let equals = text.firstIndex(of: "="), equals > text.startIndex else {
+        throw ValidationError("--param takes key=value, not \(text)")
+      }
+      return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+  }
+}

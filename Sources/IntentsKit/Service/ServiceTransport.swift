@@ -1,0 +1,30 @@
+package import GRPCCore
+package import GRPCNIOTransportHTTP2
+
+/// The HTTP/2 transport every IntentMesh server listens with: plaintext on the given address, an
+/// explicit request size limit, and gzip / deflate accepted.
+package enum ServiceTransport {
+  package static func http2(host: String, port: Int, maxRequestMessageBytes: Int) -> HTTP2ServerTransport.Posix {
+    let config = HTTP2ServerTransport.Posix.Config.defaults { config in
+      config.rpc.maxRequestPayloadSize = maxRequestMessageBytes
+      config.compression.enabledAlgorithms = .all
+    }
+    return HTTP2ServerTransport.Posix(
+      address: .ipv4(host: host, port: port),
+      transportSecurity: .plaintext,
+      config: config
+    )
+  }
+}
+
+extension GRPCServer where Transport == HTTP2ServerTransport.Posix {
+  /// "host:port" once the server listens.
+  package var listeningEndpoint: String? {
+    get async throws {
+      guard let address = try await listeningAddress else { return nil }
+      if let ipv4 = address.ipv4 { return "\(ipv4.host):\(ipv4.port)" }
+      if let ipv6 = address.ipv6 { return "[\(ipv6.host)]:\(ipv6.port)" }
+      return "\(address)"
+    }
+  }
+}

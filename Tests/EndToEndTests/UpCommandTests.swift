@@ -1,0 +1,54 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import IntentMeshProtos
+import Testing
+
+@Suite("intentmesh up", .serialized)
+struct UpCommandTests {
+  @Test("starts every service and the gateway, routes through it, and stops all of them on Ctrl-C")
+  func up() async throws {
+    let data = FileManager.default.temporaryDirectory.appendingPathComponent("intentmesh-up-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: data) }
+    let process = Process()
+    process.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
+    process.arguments = ["up", "--port", "0", "--data", data.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    let output = OutputBuffer()
+    pipe.fileHandleForReading.readabilityHandler = { handle in
+      let chunk = handle.availableData
+      if !chunk.isEmpty { output.append(chunk) }
+    }
+    try process.run()
+    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !output.text.contains("Ctrl-C stops everything."), process.isRunning, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(25))
+    }
+    let text = output.text
+    let gatewayLine = try #require(text.split(separator: "\n").first { $0.contains("gateway ") }, "\(text)")
+    let port = try #require(
+      gatewayLine.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    #expect(text.contains("messaging-service"))
+
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+    let routes = try await withGRPCClient(transport: transport) { client in
+      try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: client).listRoutes(.init())
+    }
+    #expect(routes.domains.map(\.appName) == ["UnicornChat"])
+    #expect(routes.routes.count == 4)
+
+    kill(process.processIdentifier, SIGINT)
+    let stopDeadline = ContinuousClock.now + .seconds(30)
+    while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(25)) }
+    #expect(!process.isRunning)
+    #expect(process.terminationStatus == 0, "\(output.text)")
+    #expect(output.text.contains("stopped cleanly"), "\(output.text)")
+    #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("messaging.sqlite").path))
+    let log = try String(contentsOf: data.appendingPathComponent("logs/messaging-service.log"), encoding: .utf8)
+    #expect(log.contains("stopped cleanly"))
+  }
+}

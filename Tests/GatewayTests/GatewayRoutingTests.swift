@@ -1,0 +1,251 @@
+import IntentsKit
+import Foundation
+import GRPCCore
+import Gateway
+import IntentMeshProtos
+import Messaging
+import MessagingProtos
+import SwiftProtobuf
+import Testing
+
+@Suite("gateway routing over real sockets", .serialized)
+struct GatewayRoutingTests {
+  typealias Harness = GatewayHarness
+
+  func expectStatus(
+    _ code: RPCError.Code, containing texts: [String], sourceLocation: SourceLocation = #_sourceLocation,
+    _ call: () async throws -> Void
+  ) async {
+    do {
+      try await call()
+      Issue.record("expected \(code)", sourceLocation: sourceLocation)
+    } catch let error as RPCError {
+      #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+      for text in texts { #expect(error.message.contains(text), "\(error.message)", sourceLocation: sourceLocation) }
+    } catch {
+      Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
+    }
+  }
+
+  @Test("routes by class to UnicornChat; payload bytes arrive untouched; ListRoutes shows the table")
+  func routesByClass() async throws {
+    try await Harness.run { harness in
+      let message = SendMessageIntent.with {
+        $0.recipients = [.with { $0.displayName = "Celestra" }]; $0.content = "Hi"
+      }
+      let intent = try Harness.intent("INSendMessageIntent", payload: message)
+      let resolved = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = intent
+        })
+      #expect(resolved.complete)
+      #expect(resolved.resolutions[0].results[0].success.value.displayText == "Celestra")
+      let routes = try await harness.gatewayClient.listRoutes(.init())
+      #expect(routes.domains.map(\.appName) == ["UnicornChat"])
+      #expect(routes.domains[0].health == "SERVING")
+      #expect(routes.routes.map(\.intentClass).contains("INGetVisualCodeIntent"))
+      #expect(routes.routes.first { $0.intentClass == "INSendMessageIntent" }?.restrictedWhileLocked == true)
+    }
+  }
+
+  @Test("bad input: unknown class, unknown app, locked device, wrong payload type")
+  func badInput() async throws {
+    try await Harness.run { harness in
+      await expectStatus(.notFound, containing: ["INBookRestaurantReservationIntent"]) {
+        _ = try await harness.extensionClient.resolve(
+          .with {
+            $0.context = Harness.context; $0.intent = try Harness.intent("INBookRestaurantReservationIntent")
+          })
+      }
+      await expectStatus(.notFound, containing: ["UnicornPay", "UnicornChat"]) {
+        _ = try await harness.extensionClient.resolve(
+          .with {
+            $0.context = Harness.context; $0.intent = try Harness.intent("INSendMessageIntent", app: "UnicornPay")
+          })
+      }
+      var locked = Harness.context
+      locked.deviceLocked = true
+      await expectStatus(.failedPrecondition, containing: ["INSendMessageIntent", "unlock"]) {
+        _ = try await harness.extensionClient.handle(
+          .with {
+            $0.context = locked; $0.intent = try Harness.intent("INSendMessageIntent", identifier: "x")
+          })
+      }
+      await expectStatus(.invalidArgument, containing: ["intentmesh.messaging.v1.SendMessageIntent"]) {
+        _ = try await harness.extensionClient.resolve(
+          .with {
+            $0.context = Harness.context
+            $0.intent = try Harness.intent("INSendMessageIntent", payload: GetVisualCodeIntent())
+          })
+      }
+      await expectStatus(.unimplemented, containing: ["ListRoutes"]) {
+        _ = try await harness.extensionClient.describe(.init())
+      }
+    }
+  }
+
+  @Test("two apps claim one class: an error naming both; naming the app routes; locked refused before any call")
+  func conflicts() async throws {
+    let horn = FakeDomain(
+      appName: "HornChat", alternatives: ["Horn"], intents: ["INSendMessageIntent", "INHornIntent"],
+      restricted: ["INHornIntent"])
+    try await Harness.run(fakes: [horn]) { harness in
+      await expectStatus(.failedPrecondition, containing: ["UnicornChat", "HornChat", "more than one app"]) {
+        _ = try await harness.extensionClient.resolve(
+          .with {
+            $0.context = Harness.context; $0.intent = try Harness.intent("INSendMessageIntent")
+          })
+      }
+      let viaHorn = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INSendMessageIntent", app: "horn")
+        })
+      #expect(viaHorn.resolutions.map(\.parameter) == ["thing"])
+      let viaUnicorn = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INSendMessageIntent", app: "Unicorn Chat")
+        })
+      #expect(viaUnicorn.resolutions.map(\.parameter) == ["recipients", "content", "speakableGroupName"])
+
+      var locked = Harness.context
+      locked.deviceLocked = true
+      let before = horn.seen.calls.count
+      await expectStatus(.failedPrecondition, containing: ["INHornIntent"]) {
+        _ = try await harness.extensionClient.resolve(
+          .with {
+            $0.context = locked; $0.intent = try Harness.intent("INHornIntent")
+          })
+      }
+      #expect(horn.seen.calls.count == before)
+    }
+  }
+
+  @Test("deadline, request id and application metadata travel to the domain")
+  func deadlinesAndMetadata() async throws {
+    let horn = FakeDomain(appName: "HornChat", intents: ["INHornIntent"])
+    try await Harness.run(fakes: [horn], defaultTimeout: .seconds(7)) { harness in
+      var metadata = Metadata()
+      metadata.addString("req-42", forKey: "x-request-id")
+      metadata.addString("kept", forKey: "x-custom")
+      var options = CallOptions.defaults
+      options.timeout = .seconds(2)
+      _ = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INHornIntent")
+        }, metadata: metadata, options: options)
+      _ = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INHornIntent")
+        })
+      let seen = horn.seen
+      #expect(seen.requestIDs.first == "req-42")
+      #expect(seen.requestIDs.count == 2)
+      #expect(seen.custom == ["kept"])
+      let budgets = seen.timeouts.compactMap(CallDeadline.parse)
+      #expect(budgets.count == 2)
+      #expect(budgets[0] <= .seconds(2) && budgets[0] > .seconds(1))
+      #expect(budgets[1] <= .seconds(7) && budgets[1] > .seconds(6))
+    }
+  }
+
+  @Test("a slow domain fails with DEADLINE_EXCEEDED within the caller's deadline")
+  func slowDomain() async throws {
+    let slow = FakeDomain(appName: "SlowChat", intents: ["INSlowIntent"], resolveDelay: .seconds(2))
+    try await Harness.run(fakes: [slow]) { harness in
+      var options = CallOptions.defaults
+      options.timeout = .milliseconds(300)
+      let started = ContinuousClock.now
+      await expectStatus(.deadlineExceeded, containing: []) {
+        _ = try await harness.extensionClient.resolve(
+          .with {
+            $0.context = Harness.context; $0.intent = try Harness.intent("INSlowIntent")
+          }, options: options)
+      }
+      #expect(ContinuousClock.now - started < .seconds(2))
+      // The other domain is unaffected.
+      let fine = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INSearchForMessagesIntent")
+        })
+      #expect(fine.complete)
+    }
+  }
+
+  @Test("a domain killed mid-test fails only its intents, fast; the gateway recovers when it returns")
+  func domainKilled() async throws {
+    let horn = FakeDomain(appName: "HornChat", intents: ["INHornIntent"])
+    try await Harness.run(fakes: [horn]) { harness in
+      let request = Intentmesh_V1_ResolveRequest.with {
+        $0.context = Harness.context; $0.intent = try! Harness.intent("INHornIntent")
+      }
+      _ = try await harness.extensionClient.resolve(request)
+      let (_, server) = harness.fakes[0]
+      await server.kill()
+      let started = ContinuousClock.now
+      await expectStatus(.unavailable, containing: ["HornChat"]) {
+        _ = try await harness.extensionClient.resolve(request)
+      }
+      #expect(ContinuousClock.now - started < .seconds(2))
+      let chat = try await harness.extensionClient.resolve(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INSearchForMessagesIntent")
+        })
+      #expect(chat.complete)
+
+      let board = HealthStatusBoard()
+      board.set(.serving, for: "")
+      let restarted = try await SocketServer.start(services: [horn, HealthService(board: board)], port: server.port)
+      var recovered = false
+      for _ in 0..<100 where !recovered {
+        recovered = (try? await harness.extensionClient.resolve(request)) != nil
+        if !recovered { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(recovered)
+      board.finish()
+      await restarted.stop()
+    }
+  }
+
+  @Test("an intent added to a running domain becomes routable without a gateway restart")
+  func intentAdded() async throws {
+    let horn = FakeDomain(appName: "HornChat", intents: ["INHornIntent"])
+    try await Harness.run(fakes: [horn]) { harness in
+      let request = Intentmesh_V1_ResolveRequest.with {
+        $0.context = Harness.context; $0.intent = try! Harness.intent("INTootIntent")
+      }
+      await expectStatus(.notFound, containing: ["INTootIntent"]) {
+        _ = try await harness.extensionClient.resolve(request)
+      }
+      horn.setIntents(["INHornIntent", "INTootIntent"])
+      var routed = false
+      for _ in 0..<50 where !routed {
+        routed = (try? await harness.extensionClient.resolve(request)) != nil
+        if !routed { try await Task.sleep(for: .milliseconds(100)) }
+      }
+      #expect(routed)
+    }
+  }
+
+  @Test("vocabulary goes to every domain that uses the type; live updates stream through")
+  func vocabularyAndUpdates() async throws {
+    let horn = FakeDomain(appName: "HornChat", intents: ["INHornIntent"])
+    try await Harness.run(fakes: [horn]) { harness in
+      let stored = try await harness.extensionClient.setUserVocabulary(
+        .with {
+          $0.context = Harness.context; $0.vocabularyType = .contactName; $0.strings = ["Moonbeam"]
+        })
+      #expect(stored.storedCount == 1)
+      #expect(horn.seen.calls.contains("SetUserVocabulary"))
+      let phases = try await harness.extensionClient.startSendingUpdates(
+        .with {
+          $0.context = Harness.context; $0.intent = try Harness.intent("INHornIntent")
+        }
+      ) { response in
+        var phases: [String] = []
+        for try await update in response.messages { phases.append(update.response.codeName) }
+        return phases
+      }
+      #expect(phases == ["received", "confirmed", "completed"])
+    }
+  }
+}

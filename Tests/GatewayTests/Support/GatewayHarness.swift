@@ -1,0 +1,113 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Gateway
+import IntentMeshProtos
+import IntentsKit
+import IntentsKitTesting
+import Logging
+import Messaging
+
+/// UnicornChat and fake domains on loopback sockets, and a gateway in front of them, all in this
+/// process; a generated client of the gateway.
+struct GatewayHarness {
+  typealias Transport = HTTP2ClientTransport.Posix
+  let extensionClient: Intentmesh_V1_IntentsExtension.Client<Transport>
+  let gatewayClient: Intentmesh_Gateway_V1_Gateway.Client<Transport>
+  let directory: DomainDirectory
+  let messagingPort: Int
+  let fakes: [(FakeDomain, SocketServer)]
+  let gatewayServer: SocketServer
+
+  var gatewayPort: Int? { get async { gatewayServer.port } }
+
+  static let context = Intentmesh_V1_RequestContext.with {
+    $0.userID = "diana"
+    $0.timeZone = "Europe/Zurich"
+  }
+
+  /// Runs `body` with UnicornChat (on a fresh store), `fakes` and a gateway over both.
+  static func run<T: Sendable>(
+    fakes: [FakeDomain] = [],
+    layouts: LayoutBuilder = LayoutBuilder(),
+    defaultTimeout: Duration = .seconds(10),
+    _ body: (GatewayHarness) async throws -> T
+  ) async throws -> T {
+    var logger = Logger(label: "test.gateway")
+    logger.logLevel = .critical
+    let path = TemporaryDatabase.path(named: "gateway-messaging")
+    defer { TemporaryDatabase.remove(path) }
+    let store = try await SQLiteStore.open(path: path, logger: logger)
+    let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Services/Messaging/Manifest")
+    let prepared = try await PreparedDomain.prepare(
+      definition: UnicornChat.definition(), store: store, manifestDirectory: manifest,
+      now: { Date(timeIntervalSince1970: 1_779_440_400) }, logger: logger)
+    prepared.board.set(.serving, for: "")
+    let messaging = try await SocketServer.start(services: prepared.services)
+    var fakeServers: [(FakeDomain, SocketServer)] = []
+    var boards = [prepared.board]
+    for fake in fakes {
+      let board = HealthStatusBoard()
+      boards.append(board)
+      board.set(.serving, for: "")
+      fakeServers.append((fake, try await SocketServer.start(services: [fake, HealthService(board: board)])))
+    }
+    let endpoints =
+      [DomainEndpoint(host: "127.0.0.1", port: messaging.port)]
+      + fakeServers.map { DomainEndpoint(host: "127.0.0.1", port: $0.1.port) }
+    let directory = try DomainDirectory(endpoints: endpoints, refreshInterval: .milliseconds(200), logger: logger)
+    let router = GatewayRouter(
+      directory: directory, deadline: CallDeadline(defaultTimeout: defaultTimeout, maximumTimeout: .seconds(30)))
+    let gateway = try await SocketServer.start(services: [
+      GatewayExtensionService(router: router), GatewayService(router: router, layouts: layouts),
+    ])
+    let directoryTask = Task { await directory.run() }
+    await directory.refreshAll()
+    defer { directoryTask.cancel() }
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .ipv4(address: "127.0.0.1", port: gateway.port), transportSecurity: .plaintext)
+    do {
+      let result = try await withGRPCClient(transport: transport) { client in
+        try await body(
+          GatewayHarness(
+            extensionClient: .init(wrapping: client), gatewayClient: .init(wrapping: client), directory: directory,
+            messagingPort: messaging.port, fakes: fakeServers, gatewayServer: gateway))
+      }
+      await shutdown(gateway, messaging, fakeServers, directoryTask, store, boards)
+      return result
+    } catch {
+      await shutdown(gateway, messaging, fakeServers, directoryTask, store, boards)
+      throw error
+    }
+  }
+
+  private static func shutdown(
+    _ gateway: SocketServer, _ messaging: SocketServer, _ fakes: [(FakeDomain, SocketServer)],
+    _ directoryTask: Task<Void, Never>, _ store: SQLiteStore, _ boards: [HealthStatusBoard]
+  ) async {
+    // As a service does at shutdown: health Watch streams end, so servers can drain.
+    for board in boards { board.finish() }
+    await gateway.stop()
+    directoryTask.cancel()
+    await directoryTask.value
+    await messaging.stop()
+    for (_, server) in fakes { await server.stop() }
+    try? await store.close()
+  }
+
+  static func intent(
+    _ intentClass: String, app: String = "", identifier: String = "", payload: (any SwiftProtobuf.Message)? = nil
+  )
+    throws -> Intentmesh_V1_Intent
+  {
+    try .with {
+      $0.intentClass = intentClass
+      $0.appName = app
+      $0.identifier = identifier
+      if let payload { $0.payload = try .init(message: payload) }
+    }
+  }
+}
+
+import SwiftProtobuf

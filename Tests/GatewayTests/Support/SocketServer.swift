@@ -1,0 +1,44 @@
+import IntentMeshProtos
+import SwiftProtobuf
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import IntentsKit
+
+/// A gRPC server on a loopback port inside the test process, that a test can stop and start again
+/// on the same port (to kill a domain mid-test).
+final class SocketServer: Sendable {
+  let server: GRPCServer<HTTP2ServerTransport.Posix>
+  let task: Task<Void, any Error>
+  let port: Int
+
+  static func start(services: [any RegistrableRPCService], port: Int = 0) async throws -> SocketServer {
+    let config = HTTP2ServerTransport.Posix.Config.defaults
+    let transport = HTTP2ServerTransport.Posix(
+      address: .ipv4(host: "127.0.0.1", port: port), transportSecurity: .plaintext, config: config)
+    let server = GRPCServer(transport: transport, services: services, interceptors: [RequestIDInterceptor()])
+    let task = Task { try await server.serve() }
+    guard let address = try await server.listeningAddress, let ipv4 = address.ipv4 else {
+      task.cancel()
+      throw CancellationError()
+    }
+    return SocketServer(server: server, task: task, port: ipv4.port)
+  }
+
+  private init(server: GRPCServer<HTTP2ServerTransport.Posix>, task: Task<Void, any Error>, port: Int) {
+    self.server = server
+    self.task = task
+    self.port = port
+  }
+
+  /// Stops at once, as a killed process would: connections drop, nothing drains.
+  func kill() async {
+    task.cancel()
+    _ = try? await task.value
+  }
+
+  func stop() async {
+    server.beginGracefulShutdown()
+    _ = try? await task.value
+  }
+}
