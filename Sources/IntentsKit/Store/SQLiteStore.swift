@@ -1,71 +1,101 @@
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import Foundation
 package import Logging
+internal import NIOCore
+internal import NIOPosix
 package import SQLKit
 internal import SQLiteKit
+internal import Synchronization
 
 /// The embedded store: one SQLite file per service, in WAL mode with `synchronous=FULL` so that a
-/// committed transaction survives a crash or power loss. One connection; transactions run one at a
-/// time (SQLite has a single writer anyway).
+/// committed transaction survives a crash or power loss. One writer connection (SQLite has a single
+/// writer; transactions run one at a time) and a few reader connections that WAL lets read in
+/// parallel with the writer, each on the store's own thread pool.
 package final class SQLiteStore: IntentStore {
-  private let connection: SQLiteConnection
-  private let database: any SQLDatabase
-  private let lock = AsyncLock()
+  /// A connection and the lock that keeps one transaction on it at a time.
+  private struct Lane: Sendable {
+    let connection: SQLiteConnection
+    let database: any SQLDatabase
+    let lock = AsyncLock()
+  }
+
+  private let writer: Lane
+  private let readers: [Lane]
+  private let nextReader = Atomic<Int>(0)
+  private let threadPool: NIOThreadPool
   package let path: String
 
-  private init(connection: SQLiteConnection, path: String) {
-    self.connection = connection
-    self.database = connection.sql()
+  private init(writer: Lane, readers: [Lane], threadPool: NIOThreadPool, path: String) {
+    self.writer = writer
+    self.readers = readers
+    self.threadPool = threadPool
     self.path = path
   }
 
-  /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory database.
-  package static func open(path: String, logger: Logger) async throws -> SQLiteStore {
-    if path != ":memory:" {
+  /// Opens (creating if needed) the database at `path`; ":memory:" opens a private in-memory
+  /// database, which has one connection for reads and writes.
+  package static func open(path: String, logger: Logger, readers: Int = 4) async throws -> SQLiteStore {
+    let memory = path == ":memory:"
+    if !memory {
       let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
-    let storage: SQLiteConnection.Storage = path == ":memory:" ? .memory : .file(path: path)
-    let connection = try await SQLiteConnection.open(storage: storage, logger: logger)
-    let store = SQLiteStore(connection: connection, path: path)
-    for pragma in [
-      "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000",
-    ] {
-      try await store.database.raw(SQLQueryString(pragma)).run()
+    let threadPool = NIOThreadPool(numberOfThreads: memory ? 1 : readers + 1)
+    threadPool.start()
+    do {
+      let storage: SQLiteConnection.Storage = memory ? .memory : .file(path: path)
+      func lane(_ pragmas: [String]) async throws -> Lane {
+        let connection = try await SQLiteConnection.open(
+          storage: storage, threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
+        let lane = Lane(connection: connection, database: connection.sql())
+        for pragma in pragmas { try await lane.database.raw(SQLQueryString(pragma)).run() }
+        return lane
+      }
+      let writer = try await lane([
+        "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000",
+      ])
+      var readerLanes: [Lane] = []
+      if !memory {
+        for _ in 0..<max(1, readers) {
+          readerLanes.append(try await lane(["PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000", "PRAGMA query_only=ON"]))
+        }
+      }
+      return SQLiteStore(writer: writer, readers: readerLanes, threadPool: threadPool, path: path)
+    } catch {
+      try? await threadPool.shutdownGracefully()
+      throw error
     }
-    return store
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await lock.withLock {
-      try await database.raw("BEGIN IMMEDIATE").run()
-      do {
-        let result = try await body(database)
-        try await database.raw("COMMIT").run()
-        return result
-      } catch {
-        try? await database.raw("ROLLBACK").run()
-        throw error
-      }
-    }
+    try await transaction(on: writer, begin: "BEGIN IMMEDIATE", body)
   }
 
   package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await lock.withLock {
-      try await database.raw("BEGIN DEFERRED").run()
+    guard !readers.isEmpty else { return try await transaction(on: writer, begin: "BEGIN DEFERRED", body) }
+    let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
+    return try await transaction(on: readers[index], begin: "BEGIN DEFERRED", body)
+  }
+
+  private func transaction<T: Sendable>(
+    on lane: Lane, begin: String, _ body: @Sendable (any SQLDatabase) async throws -> T
+  ) async throws -> T {
+    try await lane.lock.withLock {
+      try await lane.database.raw(SQLQueryString(begin)).run()
       do {
-        let result = try await body(database)
-        try await database.raw("COMMIT").run()
+        let result = try await body(lane.database)
+        try await lane.database.raw("COMMIT").run()
         return result
       } catch {
-        try? await database.raw("ROLLBACK").run()
+        try? await lane.database.raw("ROLLBACK").run()
         throw error
       }
     }
   }
 
   package func close() async throws {
-    try await lock.withLock { try await connection.close() }
+    for lane in readers + [writer] {
+      try await lane.lock.withLock { try await lane.connection.close() }
+    }
+    try await threadPool.shutdownGracefully()
   }
 }
