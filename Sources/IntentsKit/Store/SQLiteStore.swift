@@ -56,7 +56,8 @@ package final class SQLiteStore: IntentStore {
       var readerLanes: [Lane] = []
       if !memory {
         for _ in 0..<max(1, readers) {
-          readerLanes.append(try await lane(["PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000", "PRAGMA query_only=ON"]))
+          readerLanes.append(
+            try await lane(["PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000", "PRAGMA query_only=ON"]))
         }
       }
       return SQLiteStore(writer: writer, readers: readerLanes, threadPool: threadPool, path: path)
