@@ -15,23 +15,11 @@ struct ChatCommand: AsyncParsableCommand {
     try await GatewayClient.with(options.gateway) { gateway, _ in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
       let declaration = route.declaration
-      var editor = try PayloadEditor(payloadType: route.payloadType, payload: nil)
-      for (key, value) in try options.pairs() {
-        try editor.set(key, text: value, declaration: declaration.parameters.first { $0.keyPath == key })
-      }
-      var request = Intentmesh_Gateway_V1_InteractRequest.with {
-        $0.context = Conversation.context(options)
-        $0.intent = .with {
-          $0.intentClass = options.intentClass
-          $0.appName = options.app
-        }
-        $0.display = Conversation.display
-      }
-      request.intent.payload = try editor.packed()
+      var request = try Conversation.firstRequest(options, route: route)
       for _ in 0..<50 {
         let turn = try await gateway.interact(request)
         request.intent = turn.intent
-        editor = try PayloadEditor(payloadType: route.payloadType, payload: turn.intent.payload)
+        var editor = try PayloadEditor(payloadType: route.payloadType, payload: turn.intent.payload)
         switch turn.stage {
         case .needsParameter:
           let parameter = declaration.parameters.first { $0.keyPath == turn.parameter }

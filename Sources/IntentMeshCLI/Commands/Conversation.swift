@@ -13,6 +13,26 @@ enum Conversation {
     }
   }
 
+  /// The first turn's request: the intent with the --param values the user gave.
+  static func firstRequest(
+    _ options: IntentOptions, route: Intentmesh_Gateway_V1_Route
+  ) throws -> Intentmesh_Gateway_V1_InteractRequest {
+    var editor = try PayloadEditor(payloadType: route.payloadType, payload: nil)
+    for (key, value) in try options.pairs() {
+      try editor.set(key, text: value, declaration: route.declaration.parameters.first { $0.keyPath == key })
+    }
+    var request = Intentmesh_Gateway_V1_InteractRequest.with {
+      $0.context = context(options)
+      $0.intent = .with {
+        $0.intentClass = options.intentClass
+        $0.appName = options.app
+      }
+      $0.display = display
+    }
+    request.intent.payload = try editor.packed()
+    return request
+  }
+
   static let display = Intentmesh_Gateway_V1_Display.with {
     $0.hostedViewContext = .siriSnippet
     $0.maximumSize = .with {

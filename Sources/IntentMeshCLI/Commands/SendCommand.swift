@@ -16,19 +16,7 @@ struct SendCommand: AsyncParsableCommand {
   func run() async throws {
     try await GatewayClient.with(options.gateway) { gateway, _ in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
-      var editor = try PayloadEditor(payloadType: route.payloadType, payload: nil)
-      for (key, value) in try options.pairs() {
-        try editor.set(key, text: value, declaration: route.declaration.parameters.first { $0.keyPath == key })
-      }
-      var request = Intentmesh_Gateway_V1_InteractRequest.with {
-        $0.context = Conversation.context(options)
-        $0.intent = .with {
-          $0.intentClass = options.intentClass
-          $0.appName = options.app
-        }
-        $0.display = Conversation.display
-      }
-      request.intent.payload = try editor.packed()
+      var request = try Conversation.firstRequest(options, route: route)
       var turn = try await gateway.interact(request)
       if turn.stage == .needsConfirmation, yes {
         request.intent = turn.intent

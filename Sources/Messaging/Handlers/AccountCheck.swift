@@ -33,3 +33,23 @@ package enum AccountCheck {
     return .ready(account)
   }
 }
+
+extension AccountCheck.Outcome {
+  /// The answer of an intent whose codes include failureRequiringAppLaunch and
+  /// failureMessageServiceNotAvailable, when the account is not ready; nil when it is.
+  package func refusal<R: IntentResponseMessage>(
+    appLaunch: R.Code, serviceNotAvailable: R.Code
+  ) -> IntentAnswer<R>? {
+    switch self {
+    case .needsAppLaunch(let activity): IntentAnswer(code: appLaunch, userActivity: activity)
+    case .serviceNotAvailable: IntentAnswer(code: serviceNotAvailable)
+    case .ready: nil
+    }
+  }
+
+  /// The account, when it is ready.
+  package var readyAccount: MessagingAccount? {
+    if case .ready(let account) = self { return account }
+    return nil
+  }
+}

@@ -54,24 +54,22 @@ package struct SendMessageHandler: IntentHandler {
     return GroupNameResolver(groups: groups).resolve(intent.speakableGroupName)
   }
 
+  /// The answer when the account cannot go ahead.
+  static func refusal(_ outcome: AccountCheck.Outcome) -> IntentAnswer<Response>? {
+    outcome.refusal(appLaunch: .failureRequiringAppLaunch, serviceNotAvailable: .failureMessageServiceNotAvailable)
+  }
+
   package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
-    switch AccountCheck.check(account) {
-    case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
-    case .serviceNotAvailable: return IntentAnswer(code: .failureMessageServiceNotAvailable)
-    case .ready: return IntentAnswer(code: .ready)
-    }
+    return Self.refusal(AccountCheck.check(account)) ?? IntentAnswer(code: .ready)
   }
 
   package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
-    let account: MessagingAccount
-    switch AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database)) {
-    case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
-    case .serviceNotAvailable: return IntentAnswer(code: .failureMessageServiceNotAvailable)
-    case .ready(let ready): account = ready
-    }
+    let outcome = AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database))
+    if let refusal = Self.refusal(outcome) { return refusal }
+    guard let account = outcome.readyAccount else { return IntentAnswer(code: .failure) }
     let content = intent.content.trimmingCharacters(in: .whitespacesAndNewlines)
     let resolver = try await PersonResolver.load(userID: context.userID, from: database)
     var recipients: [Contact] = []
