@@ -46,7 +46,8 @@ struct ValueTests {
       $0.currencyCode = "USD"; $0.units = units; $0.nanos = nanos
     }
     #expect(
-      try KeyPathReader.Value(raw: JSONSerialization.jsonObject(with: Data(amount.jsonString().utf8))).displayText
+      try KeyPathReader.Value(json: JSONValue(JSONSerialization.jsonObject(with: Data(amount.jsonString().utf8))))
+        .displayText
         == "\(text) USD")
   }
 

@@ -8,33 +8,31 @@ package import SwiftProtobuf
 /// Key path segments are the fields' proto3 JSON names (lowerCamelCase), so one reader serves
 /// every message without per-type code.
 package enum KeyPathReader {
-  /// A value found at a key path: a JSON-shaped tree (String, Bool, Double, [Any], [String: Any]) or
-  /// nothing when the field is absent.
-  package struct Value: @unchecked Sendable {
-    // @unchecked: `raw` holds only immutable Foundation JSON values (NSString, NSNumber, NSArray,
-    // NSDictionary) produced by JSONSerialization and never mutated after reading.
-    package let raw: Any?
+  /// A value found at a key path, or nothing when the field is absent.
+  package struct Value: Sendable, Equatable {
+    package let json: JSONValue?
 
-    package var isAbsent: Bool { raw == nil }
+    package init(json: JSONValue?) {
+      self.json = json
+    }
+
+    package var isAbsent: Bool { json == nil }
 
     /// How a host shows the value: a person's display name, a phrase, "85.00 USD", a list joined by commas.
-    package var displayText: String { raw.map(Self.render) ?? "" }
+    package var displayText: String { json.map(Self.render) ?? "" }
 
-    static func render(_ value: Any) -> String {
+    static func render(_ value: JSONValue) -> String {
       switch value {
-      case let string as String: return string
-      case let number as NSNumber:
-        // JSONSerialization reports booleans as NSNumbers of Objective-C type "c" (char).
-        if String(cString: number.objCType) == "c" { return number.boolValue ? "yes" : "no" }
-        return number.stringValue
-      case let array as [Any]: return array.map(render).filter { !$0.isEmpty }.joined(separator: ", ")
-      case let object as [String: Any]: return renderObject(object)
-      default: return ""
+      case .string(let string), .number(let string): return string
+      case .bool(let bool): return bool ? "yes" : "no"
+      case .array(let array): return array.map(render).filter { !$0.isEmpty }.joined(separator: ", ")
+      case .object(let object): return renderObject(object)
+      case .null: return ""
       }
     }
 
-    static func renderObject(_ object: [String: Any]) -> String {
-      if let currency = object["currencyCode"] as? String, object["units"] != nil || object["nanos"] != nil {
+    static func renderObject(_ object: [String: JSONValue]) -> String {
+      if case .string(let currency) = object["currencyCode"], object["units"] != nil || object["nanos"] != nil {
         let units = Int64(object["units"].map(render) ?? "0") ?? 0
         let nanos = Int32(object["nanos"].map(render) ?? "0") ?? 0
         return "\(DisplayText.decimal(units: units, nanos: nanos)) \(currency)"
@@ -53,16 +51,16 @@ package enum KeyPathReader {
   package static func value(at keyPath: String, in message: any SwiftProtobuf.Message) throws -> Value {
     let segments = try parse(keyPath)
     let json = try message.jsonString()
-    var current: Any? = try JSONSerialization.jsonObject(with: Data(json.utf8))
+    var current: JSONValue? = JSONValue(try JSONSerialization.jsonObject(with: Data(json.utf8)))
     for segment in segments {
-      guard let object = current as? [String: Any] else { return Value(raw: nil) }
+      guard case .object(let object) = current else { return Value(json: nil) }
       current = object[segment.name]
       if let index = segment.index {
-        guard let array = current as? [Any], index < array.count else { return Value(raw: nil) }
+        guard case .array(let array) = current, index < array.count else { return Value(json: nil) }
         current = array[index]
       }
     }
-    return Value(raw: current)
+    return Value(json: current)
   }
 
   struct Segment: Equatable {
