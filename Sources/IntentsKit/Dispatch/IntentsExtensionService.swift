@@ -111,23 +111,21 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       let interaction = request.interaction
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: interaction.intent.intentClass, identifier: interaction.intent.identifier)
-      for parameter in request.parameters {
-        _ = try ParameterDisplays.message(holding: parameter, in: interaction, registration: registration)
-        _ = try KeyPathReader.parse(parameter.keyPath)
-      }
+      var displays = ParameterDisplays(interaction: interaction, registration: registration)
+      for parameter in request.parameters { try displays.validate(parameter) }
       let configuration =
         try await registration.viewController?.configure(request, interaction, intentContext) ?? .declined
       var shown = request.parameters
       if configuration.configured {
         shown += configuration.parameters.filter { claimed in !shown.contains(claimed) }
       }
-      let displays = try ParameterDisplays.displays(for: shown, in: interaction, registration: registration)
+      let displayValues = try displays.displays(for: shown)
       return .with {
         $0.configured = configuration.configured
         $0.configuredParameters = configuration.configured ? configuration.parameters : []
         $0.desiredSize = configuration.desiredSize
         if let view = configuration.view, configuration.configured { $0.view = view }
-        $0.displayValues = displays
+        $0.displayValues = displayValues
       }
     }
   }

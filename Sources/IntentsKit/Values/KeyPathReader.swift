@@ -49,9 +49,18 @@ package enum KeyPathReader {
 
   /// The value at `keyPath` in `message`; INVALID_ARGUMENT when the path is malformed.
   package static func value(at keyPath: String, in message: any SwiftProtobuf.Message) throws -> Value {
+    try value(at: keyPath, in: tree(of: message))
+  }
+
+  /// The message as a JSON tree, to read several key paths from one encoding.
+  package static func tree(of message: any SwiftProtobuf.Message) throws -> JSONValue {
+    JSONValue(try JSONSerialization.jsonObject(with: Data(try message.jsonString().utf8)))
+  }
+
+  /// The value at `keyPath` in a tree made by `tree(of:)`.
+  package static func value(at keyPath: String, in tree: JSONValue) throws -> Value {
     let segments = try parse(keyPath)
-    let json = try message.jsonString()
-    var current: JSONValue? = JSONValue(try JSONSerialization.jsonObject(with: Data(json.utf8)))
+    var current: JSONValue? = tree
     for segment in segments {
       guard case .object(let object) = current else { return Value(json: nil) }
       current = object[segment.name]

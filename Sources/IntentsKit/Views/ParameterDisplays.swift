@@ -2,18 +2,30 @@ package import IntentMeshProtos
 internal import SwiftProtobuf
 
 /// The default-view values of parameters: what a host draws for the parameters the app declines.
-package enum ParameterDisplays {
+/// Each message (the intent, the response) is decoded and encoded once per request, however many
+/// parameters are read from it.
+package struct ParameterDisplays {
+  let interaction: Intentmesh_V1_Interaction
+  let registration: IntentRegistration
+  private var trees: [String: JSONValue?] = [:]
+
+  package init(interaction: Intentmesh_V1_Interaction, registration: IntentRegistration) {
+    self.interaction = interaction
+    self.registration = registration
+  }
+
+  /// Checks that `parameter` names the intent or its response and has a well-formed key path.
+  package mutating func validate(_ parameter: Intentmesh_V1_Parameter) throws {
+    _ = try KeyPathReader.parse(parameter.keyPath)
+    _ = try tree(for: parameter)
+  }
+
   /// One display per parameter, read from the interaction's intent or response by key path.
-  package static func displays(
-    for parameters: [Intentmesh_V1_Parameter],
-    in interaction: Intentmesh_V1_Interaction,
-    registration: IntentRegistration
-  ) throws -> [Intentmesh_V1_ParameterDisplay] {
+  package mutating func displays(for parameters: [Intentmesh_V1_Parameter]) throws -> [Intentmesh_V1_ParameterDisplay] {
     var displays: [Intentmesh_V1_ParameterDisplay] = []
     var seen = Set<String>()
     for parameter in parameters where seen.insert("\(parameter.parameterClass)#\(parameter.keyPath)").inserted {
-      let message = try self.message(holding: parameter, in: interaction, registration: registration)
-      let value = try message.map { try KeyPathReader.value(at: parameter.keyPath, in: $0) }
+      let value = try tree(for: parameter).map { try KeyPathReader.value(at: parameter.keyPath, in: $0) }
       let rootName = parameter.keyPath.split(separator: ".").first.map { String($0.split(separator: "[")[0]) } ?? ""
       displays.append(
         .with {
@@ -23,6 +35,13 @@ package enum ParameterDisplays {
         })
     }
     return displays
+  }
+
+  private mutating func tree(for parameter: Intentmesh_V1_Parameter) throws -> JSONValue? {
+    if let cached = trees[parameter.parameterClass] { return cached }
+    let tree = try Self.message(holding: parameter, in: interaction, registration: registration).map(KeyPathReader.tree)
+    trees[parameter.parameterClass] = tree
+    return tree
   }
 
   /// The intent payload for the intent class, the response payload for "<class>Response".

@@ -42,10 +42,7 @@ package struct Contact: Sendable, Equatable {
         $0.familyName = familyName
         $0.nickname = nickname
       }
-      $0.personHandle = .with {
-        $0.value = handle
-        $0.type = handle.contains("@") ? .emailAddress : .unspecified
-      }
+      $0.personHandle = .unicornChat(handle)
     }
   }
 }
@@ -82,5 +79,15 @@ package enum ContactDirectory {
               \(bind: contact.hasAccount ? 1 : 0), \(bind: contact.messagingEnabled ? 1 : 0))
       """
     ).run()
+  }
+}
+
+extension Intentmesh_V1_PersonHandle {
+  /// A UnicornChat handle: an email-style address, or an opaque name.
+  package static func unicornChat(_ handle: String) -> Self {
+    .with {
+      $0.value = handle
+      $0.type = handle.contains("@") ? .emailAddress : .unspecified
+    }
   }
 }

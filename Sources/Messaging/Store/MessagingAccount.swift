@@ -28,10 +28,7 @@ package struct MessagingAccount: Sendable, Equatable {
       $0.displayName = displayName
       $0.customIdentifier = userID
       $0.isMe = true
-      $0.personHandle = .with {
-        $0.value = handle
-        $0.type = handle.contains("@") ? .emailAddress : .unspecified
-      }
+      $0.personHandle = .unicornChat(handle)
     }
   }
 
