@@ -49,6 +49,7 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "messaging-service", targets: ["MessagingService"]),
+    .executable(name: "payments-service", targets: ["PaymentsService"]),
     .executable(name: "gateway", targets: ["GatewayService"]),
     .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
@@ -103,6 +104,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    .target(
+      name: "Payments",
+      dependencies: ["IntentsKit", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      swiftSettings: strictSettings
+    ),
+
     // The gateway: routing, conversation, layout. It links no domain code and no domain types.
     .target(
       name: "Gateway",
@@ -116,6 +123,7 @@ let package = Package(
     // Deployable services.
     service(
       "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
+    service("PaymentsService", folder: "Payments", dependencies: ["IntentsKit", "Payments", argumentParser, logging]),
 
     .executableTarget(
       name: "GatewayService",
@@ -154,6 +162,14 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "PaymentsTests",
+      dependencies: [
+        "Payments", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "PaymentsProtos", grpcCore, grpcInProcess,
+        grpcProtobuf, swiftProtobuf, sqlKit, logging,
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "GatewayTests",
       dependencies: [
         "Gateway", "IntentsKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
@@ -163,7 +179,10 @@ let package = Package(
     ),
     .testTarget(
       name: "EndToEndTests",
-      dependencies: ["IntentMeshProtos", "MessagingProtos", grpcCore, grpcHTTP2, grpcProtobuf, swiftProtobuf],
+      dependencies: [
+        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "IntentsKit", grpcCore, grpcHTTP2,
+        grpcProtobuf, swiftProtobuf, sqlKit, logging,
+      ],
       swiftSettings: strictSettings
     ),
   ]

@@ -13,18 +13,23 @@ package struct DomainDefinition: Sendable {
   package var migrations: [SchemaMigration]
   /// Fills an empty store with demo data; must be idempotent.
   package var seed: @Sendable (any IntentStore) async throws -> Void
+  /// Work the domain runs on its own clock while it serves (settling scheduled payments, say);
+  /// nil when it has none.
+  package var maintenance: DomainMaintenance?
 
   package init(
     serviceName: String,
     vocabularyTypes: [Intentmesh_V1_VocabularyStringType],
     migrations: [SchemaMigration],
     seed: @escaping @Sendable (any IntentStore) async throws -> Void,
+    maintenance: DomainMaintenance? = nil,
     makeRegistry: @escaping @Sendable (any IntentStore) -> IntentRegistry
   ) {
     self.serviceName = serviceName
     self.vocabularyTypes = vocabularyTypes
     self.migrations = migrations
     self.seed = seed
+    self.maintenance = maintenance
     self.makeRegistry = makeRegistry
   }
 }

@@ -61,9 +61,16 @@ package struct DomainService: Sendable {
     let readiness = ReadinessReporter(
       serviceName: definition.serviceName, appName: manifest.proto.appName, board: board, logger: logger
     ) { try await server.listeningEndpoint }
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: GRPCServerService(server: server)), .init(service: readiness),
+    ]
+    if let maintenance = definition.maintenance {
+      services.append(
+        .init(service: MaintenanceService(maintenance: maintenance, store: store, now: now, logger: logger)))
+    }
     let group = ServiceGroup(
       configuration: .init(
-        services: [.init(service: GRPCServerService(server: server)), .init(service: readiness)],
+        services: services,
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
       ))

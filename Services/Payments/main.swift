@@ -1,0 +1,19 @@
+// payments-service: UnicornPay's Intents extension over gRPC.
+import ArgumentParser
+import Foundation
+import IntentsKit
+import Payments
+
+let options = ServiceOptions.parseOrExit()
+do {
+  let configuration = try options.configuration(
+    defaultPort: UnicornPay.defaultPort, defaultDatabase: "data/payments.sqlite")
+  let service = DomainService(
+    definition: UnicornPay.definition(),
+    configuration: configuration,
+    bundledManifest: Bundle.module.url(forResource: "Manifest", withExtension: nil))
+  try await service.run()
+} catch {
+  FileHandle.standardError.write(Data("payments-service: \(error)\n".utf8))
+  exit(1)
+}

@@ -1,0 +1,130 @@
+internal import Foundation
+internal import Logging
+internal import SwiftProtobuf
+internal import PaymentsProtos
+internal import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// INRequestPaymentIntent ("Ask CJ to UnicornPay me 25 dollars to cover dinner"): payer from the
+/// user's contacts, an exact amount within the limits, an optional note. Handle records a pending
+/// request to be paid into the user's default account in that currency; no money moves yet.
+package struct RequestPaymentHandler: IntentHandler {
+  package typealias Intent = RequestPaymentIntent
+  package typealias Response = RequestPaymentIntentResponse
+
+  package static let intentClass = "INRequestPaymentIntent"
+  package static let requiresUserConfirmation = true
+  package static let confirmationPrompt = "Ready to request it?"
+  package static var parameters: [IntentParameter<Self>] {
+    [
+      .value("payer", \.payer, prompt: "Who do you want to ask?", label: "From", resolve: Self.resolvePayer),
+      .value(
+        "currencyAmount", \.currencyAmount, prompt: "How much?", label: "Amount", resolve: Self.resolveCurrencyAmount),
+      .value("note", \.note, label: "Note"),
+    ]
+  }
+
+  static let codes = ProfileCheck.Outcome.Codes<Response.Code>(
+    appLaunch: .failureRequiringAppLaunch, credentialsUnverified: .failureCredentialsUnverified,
+    termsAcceptanceRequired: .failureTermsAndConditionsAcceptanceRequired, notEligible: .failureNotEligible)
+
+  let store: any IntentStore
+  let identifiers: any IdentifierGenerator
+
+  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+    self.store = store
+    self.identifiers = identifiers
+  }
+
+  func resolvePayer(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Person> {
+    guard intent.hasPayer, !intent.payer.isAbsent else { return .needsValue(prompt: "Who do you want to ask?") }
+    let payers = try await store.read { try await PayeeResolver.load(userID: context.userID, from: $0) }
+    return payers.resolvePayer(intent.payer)
+  }
+
+  func resolveCurrencyAmount(intent: Intent, context: IntentContext) async throws -> ResolutionResult<CurrencyAmount> {
+    let accounts = try await store.read { try await AccountResolver.load(userID: context.userID, from: $0) }
+    let name = intent.hasPayer ? PayeeResolver.spokenName(of: intent.payer) : ""
+    return AmountCheck.check(
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency
+    )
+    .resolution(prompt: name.isEmpty ? "How much?" : "How much do you want to ask \(name) for?")
+  }
+
+  struct Plan {
+    var payer: Payee
+    var account: StoredAccount
+    var amount: Money
+    var note: String
+  }
+
+  func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
+    Plan, Refusal<Response>
+  > {
+    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(Refusal(refusal)) }
+    let accounts = try await AccountResolver.load(userID: context.userID, from: database)
+    let amount: Money
+    switch AmountCheck.check(
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
+    {
+    case .valid(let money): amount = money
+    case .violation(.currencyUnsupported): return .failure(Refusal(.failurePaymentsCurrencyUnsupported))
+    case .violation(.belowMinimum): return .failure(Refusal(.failurePaymentsAmountBelowMinimum))
+    case .violation(.aboveMaximum): return .failure(Refusal(.failurePaymentsAmountAboveMaximum))
+    case .missing, .invalid: return .failure(Refusal(.failure, error: "invalidAmount"))
+    }
+    guard let account = accounts.defaultAccount(currency: amount.currency) else {
+      return .failure(Refusal(.failureNoBankAccount))
+    }
+    let payers = try await PayeeResolver.load(userID: context.userID, from: database)
+    guard case .success = payers.resolvePayer(intent.payer), let payer = payers.payee(for: intent.payer) else {
+      return .failure(Refusal(.failure, error: "unresolvedPayer"))
+    }
+    return .success(Plan(payer: payer, account: account, amount: amount, note: intent.note))
+  }
+
+  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+    try await store.read { database in
+      switch try await makePlan(intent: intent, context: context, database: database) {
+      case .failure(let refusal): return refusal.answer
+      case .success(let plan):
+        var response = Response(code: .ready)
+        response.paymentRecord = Self.record(plan, status: .pending)
+        return IntentAnswer(response)
+      }
+    }
+  }
+
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
+    let plan: Plan
+    switch try await makePlan(intent: intent, context: context, database: database) {
+    case .failure(let refusal): return refusal.answer
+    case .success(let ready): plan = ready
+    }
+    try await PaymentRecordBook.insert(
+      StoredPaymentRecord(
+        id: identifiers.next(), userID: context.userID, direction: .request, counterpartyID: plan.payer.id,
+        accountID: plan.account.id, amount: plan.amount, fee: .zero(plan.amount.currency), note: plan.note,
+        status: .pending, movementID: "", createdAt: Int64(context.now.timeIntervalSince1970 * 1000)),
+      in: database)
+    context.logger.info("requested payment", metadata: ["amount": "\(plan.amount)", "payer": "\(plan.payer.id)"])
+    var response = Response(code: .success)
+    response.paymentRecord = Self.record(plan, status: .pending)
+    return IntentAnswer(response)
+  }
+
+  static func record(_ plan: Plan, status: PaymentStatus) -> PaymentRecord {
+    .with {
+      $0.payer = plan.payer.person
+      $0.currencyAmount = plan.amount.currencyAmount
+      $0.paymentMethod = plan.account.paymentMethod
+      $0.note = plan.note
+      $0.status = status
+      $0.feeAmount = Money.zero(plan.amount.currency).currencyAmount
+    }
+  }
+}

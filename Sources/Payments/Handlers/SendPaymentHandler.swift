@@ -1,0 +1,151 @@
+internal import Foundation
+internal import Logging
+internal import SwiftProtobuf
+internal import PaymentsProtos
+internal import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// INSendPaymentIntent ("send Buttercup 85 bucks on UnicornPay for rainbow polish"): payee from the
+/// user's contacts, an exact amount within UnicornPay's limits, an optional note. Handle moves the
+/// money from the user's default account in that currency, once.
+package struct SendPaymentHandler: IntentHandler {
+  package typealias Intent = SendPaymentIntent
+  package typealias Response = SendPaymentIntentResponse
+
+  package static let intentClass = "INSendPaymentIntent"
+  package static let requiresUserConfirmation = true
+  package static let confirmationPrompt = "Ready to send it?"
+  package static var parameters: [IntentParameter<Self>] {
+    [
+      .value("payee", \.payee, prompt: "Who do you want to pay?", label: "To", resolve: Self.resolvePayee),
+      .value(
+        "currencyAmount", \.currencyAmount, prompt: "How much?", label: "Amount", resolve: Self.resolveCurrencyAmount),
+      .value("note", \.note, label: "Note"),
+    ]
+  }
+
+  static let codes = ProfileCheck.Outcome.Codes<Response.Code>(
+    appLaunch: .failureRequiringAppLaunch, credentialsUnverified: .failureCredentialsUnverified,
+    termsAcceptanceRequired: .failureTermsAndConditionsAcceptanceRequired, notEligible: .failureNotEligible)
+
+  let store: any IntentStore
+  let identifiers: any IdentifierGenerator
+
+  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+    self.store = store
+    self.identifiers = identifiers
+  }
+
+  func resolvePayee(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Person> {
+    guard intent.hasPayee, !intent.payee.isAbsent else { return .needsValue(prompt: "Who do you want to pay?") }
+    let (payees, accounts) = try await store.read { database in
+      (
+        try await PayeeResolver.load(userID: context.userID, from: database),
+        try await AccountResolver.load(userID: context.userID, from: database)
+      )
+    }
+    var shortfall = false
+    if let money = AmountCheck.check(
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency
+    ).money, let source = accounts.defaultAccount(currency: money.currency) {
+      shortfall = source.available < money
+    }
+    return payees.resolvePayee(intent.payee, shortfall: shortfall)
+  }
+
+  func resolveCurrencyAmount(intent: Intent, context: IntentContext) async throws -> ResolutionResult<CurrencyAmount> {
+    let accounts = try await store.read { try await AccountResolver.load(userID: context.userID, from: $0) }
+    let name = intent.hasPayee ? PayeeResolver.spokenName(of: intent.payee) : ""
+    return AmountCheck.check(
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency
+    )
+    .resolution(prompt: name.isEmpty ? "How much?" : "How much do you want to send to \(name)?")
+  }
+
+  /// Everything handle needs, or the answer that refuses it.
+  struct Plan {
+    var payee: Payee
+    var source: StoredAccount
+    var amount: Money
+    var note: String
+  }
+
+  func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
+    Plan, Refusal<Response>
+  > {
+    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(Refusal(refusal)) }
+    let accounts = try await AccountResolver.load(userID: context.userID, from: database)
+    let check = AmountCheck.check(
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
+    let amount: Money
+    switch check {
+    case .valid(let money): amount = money
+    case .violation(.currencyUnsupported): return .failure(Refusal(.failurePaymentsCurrencyUnsupported))
+    case .violation(.belowMinimum): return .failure(Refusal(.failurePaymentsAmountBelowMinimum))
+    case .violation(.aboveMaximum): return .failure(Refusal(.failurePaymentsAmountAboveMaximum))
+    case .missing, .invalid: return .failure(Refusal(.failure, error: "invalidAmount"))
+    }
+    guard let source = accounts.defaultAccount(currency: amount.currency) else {
+      return .failure(Refusal(.failureNoBankAccount))
+    }
+    guard amount <= source.available else { return .failure(Refusal(.failureInsufficientFunds)) }
+    let payees = try await PayeeResolver.load(userID: context.userID, from: database)
+    guard case .success = payees.resolvePayee(intent.payee, shortfall: false),
+      let payee = payees.payee(for: intent.payee)
+    else { return .failure(Refusal(.failure, error: "unresolvedPayee")) }
+    return .success(Plan(payee: payee, source: source, amount: amount, note: intent.note))
+  }
+
+  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+    try await store.read { database in
+      switch try await makePlan(intent: intent, context: context, database: database) {
+      case .failure(let refusal): return refusal.answer
+      case .success(let plan):
+        var response = Response(code: .ready)
+        response.paymentRecord = Self.record(plan, status: .pending)
+        return IntentAnswer(response)
+      }
+    }
+  }
+
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
+    let plan: Plan
+    switch try await makePlan(intent: intent, context: context, database: database) {
+    case .failure(let refusal): return refusal.answer
+    case .success(let ready): plan = ready
+    }
+    let movementID = identifiers.next()
+    let milliseconds = Int64(context.now.timeIntervalSince1970 * 1000)
+    let payouts = try await Ledger.systemAccount(.payouts, currency: plan.amount.currency, in: database)
+    try await Ledger.post(
+      .between(
+        id: movementID, userID: context.userID, kind: .payment, intentIdentifier: context.intentIdentifier,
+        description: "payment to \(plan.payee.displayName)", from: plan.source.id, to: payouts, amount: plan.amount),
+      at: milliseconds, in: database)
+    try await PaymentRecordBook.insert(
+      StoredPaymentRecord(
+        id: identifiers.next(), userID: context.userID, direction: .send, counterpartyID: plan.payee.id,
+        accountID: plan.source.id, amount: plan.amount, fee: .zero(plan.amount.currency), note: plan.note,
+        status: .completed, movementID: movementID, createdAt: milliseconds),
+      in: database)
+    context.logger.info("sent payment", metadata: ["amount": "\(plan.amount)", "payee": "\(plan.payee.id)"])
+    var response = Response(code: .success)
+    response.paymentRecord = Self.record(plan, status: .completed)
+    return IntentAnswer(response)
+  }
+
+  static func record(_ plan: Plan, status: PaymentStatus) -> PaymentRecord {
+    .with {
+      $0.payee = plan.payee.person
+      $0.currencyAmount = plan.amount.currencyAmount
+      $0.paymentMethod = plan.source.paymentMethod
+      $0.note = plan.note
+      $0.status = status
+      $0.feeAmount = Money.zero(plan.amount.currency).currencyAmount
+    }
+  }
+}

@@ -1,0 +1,99 @@
+internal import Foundation
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+internal import PaymentsProtos
+package import SQLKit
+
+/// The double-entry ledger: posts movements inside the caller's transaction. A leg that would take
+/// a user account below its overdraft or credit limit fails the whole movement (and, by throwing,
+/// the transaction), whatever the caller checked before.
+package enum Ledger {
+  package enum Failure: Error, Equatable, CustomStringConvertible {
+    case unbalanced(movementID: String)
+    case emptyMovement(movementID: String)
+    case wouldOverdraw(accountID: String)
+    case unknownAccount(accountID: String, currency: String)
+
+    package var description: String {
+      switch self {
+      case .unbalanced(let id): "movement \(id) does not sum to zero"
+      case .emptyMovement(let id): "movement \(id) has fewer than two legs"
+      case .wouldOverdraw(let id): "account \(id) would go below its limit"
+      case .unknownAccount(let id, let currency): "no account \(id) in \(currency)"
+      }
+    }
+  }
+
+  /// Records `movement` and applies its legs to the balances; call inside a write transaction.
+  package static func post(_ movement: Movement, at millisecondsSince1970: Int64, in database: any SQLDatabase)
+    async throws
+  {
+    guard movement.legs.count >= 2 else { throw Failure.emptyMovement(movementID: movement.id) }
+    guard movement.isBalanced else { throw Failure.unbalanced(movementID: movement.id) }
+    try await database.raw(
+      """
+      INSERT INTO payments_movements (movement_id, user_id, kind, intent_identifier, description, created_at)
+      VALUES (\(bind: movement.id), \(bind: movement.userID), \(bind: movement.kind.rawValue),
+              \(bind: movement.intentIdentifier), \(bind: movement.description), \(bind: millisecondsSince1970))
+      """
+    ).run()
+    for (position, leg) in movement.legs.enumerated() {
+      let amount = leg.amount.minorUnits
+      let updated = try await database.raw(
+        """
+        UPDATE payments_accounts SET balance_minor = balance_minor + \(bind: amount)
+        WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
+          AND (kind = 'system' OR balance_minor + \(bind: amount) + overdraft_limit_minor >= 0)
+        RETURNING balance_minor
+        """
+      ).all()
+      if updated.isEmpty {
+        let exists = try await database.raw(
+          """
+          SELECT account_id FROM payments_accounts
+          WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
+          """
+        ).first()
+        throw exists == nil
+          ? Failure.unknownAccount(accountID: leg.accountID, currency: leg.amount.currency)
+          : Failure.wouldOverdraw(accountID: leg.accountID)
+      }
+      try await database.raw(
+        """
+        INSERT INTO payments_legs (movement_id, position, account_id, amount_minor, currency)
+        VALUES (\(bind: movement.id), \(bind: position), \(bind: leg.accountID), \(bind: amount),
+                \(bind: leg.amount.currency))
+        """
+      ).run()
+    }
+  }
+
+  /// UnicornPay's own account for `purpose` in `currency`, created on first use.
+  package static func systemAccount(_ purpose: SystemAccount, currency: String, in database: any SQLDatabase)
+    async throws -> String
+  {
+    let id = purpose.id(currency: currency)
+    try await AccountBook.insert(
+      StoredAccount(
+        id: id, ownerID: "", isSystem: true, nickname: purpose.rawValue, type: .unspecified,
+        organizationName: "UnicornPay", currency: currency),
+      in: database)
+    return id
+  }
+}
+
+/// The system accounts on the other side of movements that leave or enter a user's accounts.
+package enum SystemAccount: String, Sendable, CaseIterable {
+  /// Money paid out to people.
+  case payouts
+  /// Money paid to billers.
+  case bills
+  /// Money held for scheduled transfers and bill payments until their date.
+  case scheduled
+  /// Fees UnicornPay charges.
+  case fees
+  /// Where opening balances come from.
+  case opening
+
+  package func id(currency: String) -> String { "system:\(rawValue):\(currency)" }
+}

@@ -1,0 +1,113 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import PaymentsProtos
+package import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// Finds the user's accounts a spoken account names (session 214: by nickname such as "Rainbow
+/// Savings" — registered as paymentsAccountNickname vocabulary — by organization name, by type, or
+/// by account number) and resolves account parameters.
+package struct AccountResolver: Sendable {
+  package let accounts: [StoredAccount]
+  package let nicknames: [UserVocabulary.Entry]
+  package let organizations: [UserVocabulary.Entry]
+
+  package init(
+    accounts: [StoredAccount], nicknames: [UserVocabulary.Entry] = [], organizations: [UserVocabulary.Entry] = []
+  ) {
+    self.accounts = accounts
+    self.nicknames = nicknames
+    self.organizations = organizations
+  }
+
+  package static func load(userID: String, from database: any SQLDatabase) async throws -> AccountResolver {
+    AccountResolver(
+      accounts: try await AccountBook.accounts(of: userID, in: database),
+      nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
+      organizations: try await UserVocabulary.entries(userID: userID, type: .paymentsOrganizationName, in: database))
+  }
+
+  /// True when `account` names nothing at all.
+  package static func isEmpty(_ account: PaymentAccount) -> Bool {
+    account.nickname.spokenPhrase.isEmpty && account.nickname.vocabularyIdentifier.isEmpty
+      && account.accountNumber.isEmpty && account.organizationName.spokenPhrase.isEmpty
+      && account.accountType == .unspecified
+  }
+
+  /// The accounts whose nickname is `nickname`: by vocabulary identifier, by the account's nickname,
+  /// or by a vocabulary phrase that names an account.
+  package func matching(nickname: Intentmesh_V1_SpeakableString) -> [StoredAccount] {
+    if !nickname.vocabularyIdentifier.isEmpty {
+      let identified = accounts.filter { $0.id == nickname.vocabularyIdentifier }
+      if !identified.isEmpty { return identified }
+    }
+    let phrase = nickname.spokenPhrase
+    let ids = Set(nicknames.filter { NameMatching.matches(phrase, $0.phrase) }.map(\.vocabularyIdentifier))
+    return accounts.filter { ids.contains($0.id) || NameMatching.matches(phrase, $0.nickname) }
+  }
+
+  /// The accounts held at `organization`, by name or by a vocabulary phrase for it.
+  package func matching(organization: Intentmesh_V1_SpeakableString) -> [StoredAccount] {
+    let phrase = organization.spokenPhrase
+    let names = Set(
+      organizations.filter { NameMatching.matches(phrase, $0.phrase) }.map {
+        NameMatching.normalized($0.vocabularyIdentifier.isEmpty ? $0.phrase : $0.vocabularyIdentifier)
+      })
+    return accounts.filter {
+      NameMatching.matches(phrase, $0.organizationName) || names.contains(NameMatching.normalized($0.organizationName))
+    }
+  }
+
+  /// The accounts `account` may mean: each field it gives narrows the set.
+  package func candidates(for account: PaymentAccount) -> [StoredAccount] {
+    guard !Self.isEmpty(account) else { return [] }
+    var found = accounts
+    if !account.nickname.spokenPhrase.isEmpty || !account.nickname.vocabularyIdentifier.isEmpty {
+      let named = Set(matching(nickname: account.nickname).map(\.id))
+      found = found.filter { named.contains($0.id) }
+    }
+    if !account.accountNumber.isEmpty {
+      found = found.filter { $0.accountNumber == account.accountNumber || $0.id == account.accountNumber }
+    }
+    if !account.organizationName.spokenPhrase.isEmpty {
+      let held = Set(matching(organization: account.organizationName).map(\.id))
+      found = found.filter { held.contains($0.id) }
+    }
+    if account.accountType != .unspecified {
+      found = found.filter { $0.type == account.accountType }
+    }
+    return found
+  }
+
+  /// The account `account` names when it names exactly one.
+  package func account(for account: PaymentAccount) -> StoredAccount? {
+    let found = candidates(for: account)
+    return found.count == 1 ? found[0] : nil
+  }
+
+  /// One account → success; several → "Which account?"; none → unsupported; nothing named → the
+  /// prompt as needs_value.
+  package func resolve(_ account: PaymentAccount, prompt: String) -> ResolutionResult<PaymentAccount> {
+    guard !Self.isEmpty(account) else { return .needsValue(prompt: prompt) }
+    let found = candidates(for: account)
+    switch found.count {
+    case 0:
+      return .unsupported(ResolutionReason(message: "You have no UnicornPay account called \(account.displayText)."))
+    case 1:
+      return .success(found[0].paymentAccount)
+    default:
+      return .disambiguation(found.map(\.paymentAccount), prompt: "Which \(account.displayText) account?")
+    }
+  }
+
+  /// The account payments in `currency` are made from.
+  package func defaultAccount(currency: String) -> StoredAccount? {
+    accounts.first { $0.isDefault && $0.currency == currency }
+  }
+
+  /// The currency of the user's first default account: what an amount without a currency means.
+  package var defaultCurrency: String {
+    accounts.first(where: \.isDefault)?.currency ?? "USD"
+  }
+}

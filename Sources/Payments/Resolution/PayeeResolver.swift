@@ -1,0 +1,132 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import PaymentsProtos
+package import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// Finds the payees a spoken person names — by identifier, by the user's contact-name vocabulary, or
+/// by display, given or full name or handle — and applies SendPayment's and RequestPayment's rules.
+package struct PayeeResolver: Sendable {
+  package let payees: [Payee]
+  package let vocabulary: [UserVocabulary.Entry]
+
+  package init(payees: [Payee], vocabulary: [UserVocabulary.Entry]) {
+    self.payees = payees
+    self.vocabulary = vocabulary
+  }
+
+  package static func load(userID: String, from database: any SQLDatabase) async throws -> PayeeResolver {
+    PayeeResolver(
+      payees: try await PayeeBook.payees(of: userID, in: database),
+      vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
+  }
+
+  /// The name a person is asked for by.
+  package static func spokenName(of person: Intentmesh_V1_Person) -> String {
+    if !person.displayName.isEmpty { return person.displayName }
+    let parts = [person.nameComponents.givenName, person.nameComponents.familyName].filter { !$0.isEmpty }
+    if !parts.isEmpty { return parts.joined(separator: " ") }
+    if !person.nameComponents.nickname.isEmpty { return person.nameComponents.nickname }
+    return person.personHandle.value
+  }
+
+  /// The payees `person` may mean, best first; an identified person means exactly that payee.
+  package func candidates(for person: Intentmesh_V1_Person) -> [Payee] {
+    let id = person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier
+    if !id.isEmpty { return payees.filter { $0.id == id } }
+    let name = Self.spokenName(of: person)
+    guard !name.isEmpty else { return [] }
+    var found: [Payee] = []
+    func add(_ payee: Payee) {
+      if !found.contains(where: { $0.id == payee.id }) { found.append(payee) }
+    }
+    for entry in vocabulary where NameMatching.matches(name, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
+      payees.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
+    }
+    for payee in payees {
+      let names = [payee.displayName, payee.givenName, payee.handle, "\(payee.givenName) \(payee.familyName)"]
+      if names.contains(where: { NameMatching.matches(name, $0) }) { add(payee) }
+    }
+    return found
+  }
+
+  /// The one payee `person` names, when it names exactly one.
+  package func payee(for person: Intentmesh_V1_Person) -> Payee? {
+    let found = candidates(for: person)
+    return found.count == 1 ? found[0] : nil
+  }
+
+  /// SendPayment's payee rule: one usable payee → success; several → "Which …?"; none or an
+  /// unusable one → unsupported with SiriKit's reason. `shortfall` is true when the amount asked
+  /// exceeds what the paying account has.
+  package func resolvePayee(_ person: Intentmesh_V1_Person, shortfall: Bool) -> ResolutionResult<Intentmesh_V1_Person> {
+    let name = Self.spokenName(of: person)
+    let found = candidates(for: person)
+    switch found.count {
+    case 0:
+      return .unsupported(
+        ResolutionReason(
+          PayeeUnsupportedReason.noAccount,
+          name.isEmpty ? "That payee has no name or handle." : "No one named \(name) is in your UnicornPay contacts."))
+    case 1:
+      let payee = found[0]
+      if payee.handle.isEmpty {
+        return .unsupported(
+          ResolutionReason(
+            PayeeUnsupportedReason.noValidHandle, "\(payee.displayName) has no UnicornPay handle to pay."))
+      }
+      if !payee.hasAccount {
+        return .unsupported(
+          ResolutionReason(PayeeUnsupportedReason.noAccount, "\(payee.displayName) has no UnicornPay account."))
+      }
+      if !payee.credentialsVerified {
+        return .unsupported(
+          ResolutionReason(
+            PayeeUnsupportedReason.credentialsUnverified,
+            "\(payee.displayName) has not verified their UnicornPay account yet."))
+      }
+      if shortfall {
+        return .unsupported(
+          ResolutionReason(
+            PayeeUnsupportedReason.insufficientFunds, "You don't have enough money to pay \(payee.displayName) that."))
+      }
+      return .success(payee.person)
+    default:
+      return .disambiguation(found.map(\.person), prompt: "Which \(name)?")
+    }
+  }
+
+  /// RequestPayment's payer rule.
+  package func resolvePayer(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
+    let name = Self.spokenName(of: person)
+    let found = candidates(for: person)
+    switch found.count {
+    case 0:
+      return .unsupported(
+        ResolutionReason(
+          PayerUnsupportedReason.noAccount,
+          name.isEmpty ? "That payer has no name or handle." : "No one named \(name) is in your UnicornPay contacts."))
+    case 1:
+      let payee = found[0]
+      if payee.handle.isEmpty {
+        return .unsupported(
+          ResolutionReason(
+            PayerUnsupportedReason.noValidHandle, "\(payee.displayName) has no UnicornPay handle to ask."))
+      }
+      if !payee.hasAccount {
+        return .unsupported(
+          ResolutionReason(PayerUnsupportedReason.noAccount, "\(payee.displayName) has no UnicornPay account."))
+      }
+      if !payee.credentialsVerified {
+        return .unsupported(
+          ResolutionReason(
+            PayerUnsupportedReason.credentialsUnverified,
+            "\(payee.displayName) has not verified their UnicornPay account yet."))
+      }
+      return .success(payee.person)
+    default:
+      return .disambiguation(found.map(\.person), prompt: "Which \(name)?")
+    }
+  }
+}

@@ -1,0 +1,57 @@
+internal import Foundation
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import SQLKit
+
+/// A user's own UnicornPay standing: signed in, verified, terms accepted, eligible.
+package struct PaymentProfile: Sendable, Equatable {
+  package var userID: String
+  package var displayName: String
+  package var handle: String
+  package var signedIn: Bool = true
+  package var credentialsVerified: Bool = true
+  package var termsAccepted: Bool = true
+  package var eligible: Bool = true
+
+  package init(
+    userID: String, displayName: String, handle: String, signedIn: Bool = true, credentialsVerified: Bool = true,
+    termsAccepted: Bool = true, eligible: Bool = true
+  ) {
+    self.userID = userID
+    self.displayName = displayName
+    self.handle = handle
+    self.signedIn = signedIn
+    self.credentialsVerified = credentialsVerified
+    self.termsAccepted = termsAccepted
+    self.eligible = eligible
+  }
+
+  package static func load(_ userID: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
+    try await database.raw(
+      """
+      SELECT display_name, handle, signed_in, credentials_verified, terms_accepted, eligible
+      FROM payments_profiles WHERE user_id = \(bind: userID)
+      """
+    ).first().map { row in
+      PaymentProfile(
+        userID: userID,
+        displayName: try row.decode(column: "display_name", as: String.self),
+        handle: try row.decode(column: "handle", as: String.self),
+        signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
+        credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
+        termsAccepted: try row.decode(column: "terms_accepted", as: Int.self) != 0,
+        eligible: try row.decode(column: "eligible", as: Int.self) != 0)
+    }
+  }
+
+  package func save(in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO payments_profiles
+        (user_id, display_name, handle, signed_in, credentials_verified, terms_accepted, eligible)
+      VALUES (\(bind: userID), \(bind: displayName), \(bind: handle), \(bind: signedIn ? 1 : 0),
+              \(bind: credentialsVerified ? 1 : 0), \(bind: termsAccepted ? 1 : 0), \(bind: eligible ? 1 : 0))
+      """
+    ).run()
+  }
+}

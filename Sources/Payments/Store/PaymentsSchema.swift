@@ -1,0 +1,132 @@
+internal import Foundation
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import IntentsKit
+
+/// UnicornPay's tables. Money is integer minor units. Every movement of money is a row in
+/// `payments_movements` and two or more legs in `payments_legs` that sum to zero per currency; an
+/// account's `balance_minor` is kept equal to the sum of its legs in the same transaction, and a
+/// CHECK keeps user accounts within their overdraft (zero) or credit limit.
+package enum PaymentsSchema {
+  package static let migrations: [SchemaMigration] = [
+    SchemaMigration(
+      id: "payments-1-initial",
+      statements: [
+        """
+        CREATE TABLE payments_profiles (
+          user_id TEXT PRIMARY KEY,
+          display_name TEXT NOT NULL,
+          handle TEXT NOT NULL,
+          signed_in INTEGER NOT NULL,
+          credentials_verified INTEGER NOT NULL,
+          terms_accepted INTEGER NOT NULL,
+          eligible INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE payments_accounts (
+          account_id TEXT PRIMARY KEY,
+          owner_id TEXT NOT NULL,
+          kind TEXT NOT NULL CHECK (kind IN ('user', 'system')),
+          nickname TEXT NOT NULL,
+          account_number TEXT NOT NULL,
+          account_type INTEGER NOT NULL,
+          organization_name TEXT NOT NULL,
+          currency TEXT NOT NULL,
+          balance_minor BIGINT NOT NULL,
+          overdraft_limit_minor BIGINT NOT NULL CHECK (overdraft_limit_minor >= 0),
+          is_default INTEGER NOT NULL,
+          secondary_balance_type INTEGER NOT NULL,
+          secondary_balance BIGINT NOT NULL,
+          CHECK (kind = 'system' OR balance_minor + overdraft_limit_minor >= 0)
+        )
+        """,
+        "CREATE INDEX payments_accounts_by_owner ON payments_accounts (owner_id)",
+        """
+        CREATE TABLE payments_movements (
+          movement_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          kind TEXT NOT NULL,
+          intent_identifier TEXT NOT NULL,
+          description TEXT NOT NULL,
+          created_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE payments_legs (
+          movement_id TEXT NOT NULL REFERENCES payments_movements (movement_id),
+          position INTEGER NOT NULL,
+          account_id TEXT NOT NULL REFERENCES payments_accounts (account_id),
+          amount_minor BIGINT NOT NULL,
+          currency TEXT NOT NULL,
+          PRIMARY KEY (movement_id, position)
+        )
+        """,
+        "CREATE INDEX payments_legs_by_account ON payments_legs (account_id)",
+        """
+        CREATE TABLE payments_contacts (
+          user_id TEXT NOT NULL,
+          contact_id TEXT NOT NULL,
+          display_name TEXT NOT NULL,
+          given_name TEXT NOT NULL,
+          family_name TEXT NOT NULL,
+          handle TEXT NOT NULL,
+          has_account INTEGER NOT NULL,
+          credentials_verified INTEGER NOT NULL,
+          PRIMARY KEY (user_id, contact_id)
+        )
+        """,
+        """
+        CREATE TABLE payments_records (
+          record_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          direction TEXT NOT NULL CHECK (direction IN ('send', 'request')),
+          counterparty_id TEXT NOT NULL,
+          account_id TEXT NOT NULL,
+          amount_minor BIGINT NOT NULL,
+          currency TEXT NOT NULL,
+          fee_minor BIGINT NOT NULL,
+          note TEXT NOT NULL,
+          status INTEGER NOT NULL,
+          movement_id TEXT NOT NULL,
+          created_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE payments_bills (
+          bill_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          payee_nickname TEXT NOT NULL,
+          payee_organization TEXT NOT NULL,
+          payee_account_number TEXT NOT NULL,
+          bill_type INTEGER NOT NULL,
+          status INTEGER NOT NULL,
+          currency TEXT NOT NULL,
+          amount_due_minor BIGINT NOT NULL,
+          minimum_due_minor BIGINT NOT NULL,
+          late_fee_minor BIGINT NOT NULL,
+          due_date TEXT NOT NULL,
+          payment_date TEXT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE payments_scheduled (
+          scheduled_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          kind TEXT NOT NULL CHECK (kind IN ('transfer', 'bill')),
+          from_account TEXT NOT NULL,
+          to_account TEXT NOT NULL,
+          bill_id TEXT NOT NULL,
+          amount_minor BIGINT NOT NULL,
+          currency TEXT NOT NULL,
+          due_date TEXT NOT NULL,
+          due_at BIGINT NOT NULL,
+          status INTEGER NOT NULL,
+          hold_movement_id TEXT NOT NULL,
+          settle_movement_id TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX payments_scheduled_due ON payments_scheduled (status, due_at)",
+      ])
+  ]
+}

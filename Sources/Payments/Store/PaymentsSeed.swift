@@ -1,0 +1,126 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import IntentMeshProtos
+internal import PaymentsProtos
+package import IntentsKit
+internal import SQLKit
+
+/// The seeds' people and accounts as demo data. Diana pays Buttercup (session 217), asks CJ for
+/// dinner money, keeps "Rainbow Checking" and "Rainbow Savings" at Unicorn Bank and a "Sparkle Card"
+/// that collects miles (session 214), and owes a few bills. Opening balances are ledger movements
+/// like any other.
+package enum PaymentsSeed {
+  package static let demoUser = "diana"
+  /// When the opening balances were posted: 2026-05-01 00:00 UTC.
+  static let openedAt: Int64 = 1_777_593_600_000
+
+  package static let payees: [Payee] = [
+    Payee(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicornpay.example"),
+    Payee(
+      id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus",
+      handle: "scott@unicornpay.example"),
+    Payee(id: "cj", displayName: "CJ", givenName: "CJ", handle: "cj@unicornpay.example"),
+    Payee(
+      id: "celestra-moon", displayName: "Celestra Moon", givenName: "Celestra", familyName: "Moon",
+      handle: "celestra.moon@unicornpay.example"),
+    Payee(
+      id: "celestra-star", displayName: "Celestra Star", givenName: "Celestra", familyName: "Star",
+      handle: "celestra.star@unicornpay.example"),
+    Payee(
+      id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example",
+      hasAccount: false),
+    Payee(
+      id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
+      handle: "lucky@unicornpay.example", credentialsVerified: false),
+    Payee(id: "ghost", displayName: "Ghost", givenName: "Ghost", handle: ""),
+  ]
+
+  package static let accounts: [(StoredAccount, opening: Int64)] = [
+    (
+      StoredAccount(
+        id: "diana-checking", ownerID: demoUser, nickname: "Rainbow Checking", accountNumber: "CH-1001-4821",
+        type: .checking, organizationName: "Unicorn Bank", currency: "USD", isDefault: true),
+      125_000
+    ),
+    (
+      StoredAccount(
+        id: "diana-savings", ownerID: demoUser, nickname: "Rainbow Savings", accountNumber: "SV-1001-7730",
+        type: .saving, organizationName: "Unicorn Bank", currency: "USD"),
+      500_000
+    ),
+    (
+      StoredAccount(
+        id: "diana-sparkle", ownerID: demoUser, nickname: "Sparkle Card", accountNumber: "CC-5500-0042",
+        type: .credit, organizationName: "Sparkle Credit Union", currency: "USD", overdraftLimitMinor: 200_000,
+        secondaryBalanceType: .miles, secondaryBalance: 12_500),
+      -32_000
+    ),
+    (
+      StoredAccount(
+        id: "diana-euro", ownerID: demoUser, nickname: "Euro Pocket", accountNumber: "EU-2002-1180",
+        type: .checking, organizationName: "Unicorn Bank Europe", currency: "EUR", isDefault: true),
+      30_000
+    ),
+    (
+      StoredAccount(
+        id: "scott-checking", ownerID: "scott", nickname: "Everyday", accountNumber: "CH-3003-0001", type: .checking,
+        organizationName: "Unicorn Bank", currency: "USD", isDefault: true),
+      2_000
+    ),
+  ]
+
+  static func bills() -> [StoredBill] {
+    [
+      StoredBill(
+        id: "bill-power", userID: demoUser, payeeNickname: "Unicorn Power", payeeOrganization: "Unicorn Power & Light",
+        payeeAccountNumber: "UP-77812", type: .electricity, status: .unpaid, amountDue: Money(8_420, "USD"),
+        minimumDue: Money(2_500, "USD"), lateFee: Money(1_000, "USD"),
+        dueDate: CalendarDay(year: 2026, month: 5, day: 28)),
+      StoredBill(
+        id: "bill-water", userID: demoUser, payeeNickname: "Rainbow Water", payeeOrganization: "Rainbow Water Works",
+        payeeAccountNumber: "RW-10-552", type: .water, status: .unpaid, amountDue: Money(3_175, "USD"),
+        minimumDue: Money(3_175, "USD"), lateFee: Money(500, "USD"),
+        dueDate: CalendarDay(year: 2026, month: 5, day: 30)),
+      StoredBill(
+        id: "bill-cable", userID: demoUser, payeeNickname: "Cloud Cable", payeeOrganization: "Cloud Cable Co",
+        payeeAccountNumber: "CC-9001", type: .cable, status: .completed, amountDue: Money(0, "USD"),
+        minimumDue: Money(0, "USD"), lateFee: Money(0, "USD"), dueDate: CalendarDay(year: 2026, month: 5, day: 12),
+        paymentDate: CalendarDay(year: 2026, month: 5, day: 10)),
+      StoredBill(
+        id: "bill-sparkle", userID: demoUser, payeeNickname: "Sparkle Card", payeeOrganization: "Sparkle Credit Union",
+        payeeAccountNumber: "CC-5500-0042", type: .creditCard, status: .unpaid, amountDue: Money(32_000, "USD"),
+        minimumDue: Money(3_500, "USD"), lateFee: Money(2_900, "USD"),
+        dueDate: CalendarDay(year: 2026, month: 6, day: 5)),
+    ]
+  }
+
+  /// Fills an empty store; does nothing when the demo profile exists.
+  package static func seed(_ store: any IntentStore) async throws {
+    try await store.write { database in
+      if try await PaymentProfile.load(demoUser, in: database) != nil { return }
+      let profiles = [
+        PaymentProfile(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicornpay.example"),
+        PaymentProfile(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicornpay.example"),
+        PaymentProfile(
+          userID: "sleepy", displayName: "Sleepy Hollow", handle: "sleepy@unicornpay.example", signedIn: false),
+        PaymentProfile(
+          userID: "newbie", displayName: "New Foal", handle: "newbie@unicornpay.example", termsAccepted: false),
+        PaymentProfile(
+          userID: "grounded", displayName: "Grounded Pony", handle: "grounded@unicornpay.example", eligible: false),
+      ]
+      for profile in profiles { try await profile.save(in: database) }
+      for payee in payees { try await PayeeBook.add(payee, for: demoUser, in: database) }
+      try await PayeeBook.add(payees[0], for: "scott", in: database)
+      for (account, opening) in accounts {
+        try await AccountBook.insert(account, in: database)
+        let source = try await Ledger.systemAccount(.opening, currency: account.currency, in: database)
+        try await Ledger.post(
+          .between(
+            id: "opening-\(account.id)", userID: account.ownerID, kind: .opening, description: "opening balance",
+            from: source, to: account.id, amount: Money(opening, account.currency)),
+          at: openedAt, in: database)
+      }
+      for bill in bills() { try await BillBook.insert(bill, in: database) }
+    }
+  }
+}

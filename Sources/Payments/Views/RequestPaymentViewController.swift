@@ -1,0 +1,26 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import PaymentsProtos
+internal import IntentMeshProtos
+package import IntentsKit
+
+/// The payment-transaction view of a payment requested: claims payer, amount and note on the first
+/// call.
+package struct RequestPaymentViewController: IntentViewController {
+  package typealias Intent = RequestPaymentIntent
+  package typealias Response = RequestPaymentIntentResponse
+
+  package static let intentClass = RequestPaymentHandler.intentClass
+
+  package init() {}
+
+  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+    guard request.parameters.isEmpty else { return .declined }
+    let record = request.response?.hasPaymentRecord == true ? request.response?.paymentRecord : nil
+    return PaymentTransactionView.configuration(
+      intentClass: Self.intentClass, personKey: "payer", personLabel: "From",
+      person: record?.hasPayer == true ? record!.payer : request.intent.payer,
+      amount: record?.hasCurrencyAmount == true ? record!.currencyAmount : request.intent.currencyAmount,
+      note: request.intent.note, record: record, isDraft: request.isDraft, maximumWidth: request.maximumSize.width)
+  }
+}
