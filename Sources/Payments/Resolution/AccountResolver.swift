@@ -12,11 +12,15 @@ package struct AccountResolver: Sendable {
   package let accounts: [StoredAccount]
   package let nicknames: [UserVocabulary.Entry]
   package let organizations: [UserVocabulary.Entry]
+  /// The currency an amount without one means: the user's home currency.
+  package let defaultCurrency: String
 
   package init(
-    accounts: [StoredAccount], nicknames: [UserVocabulary.Entry] = [], organizations: [UserVocabulary.Entry] = []
+    accounts: [StoredAccount], nicknames: [UserVocabulary.Entry] = [], organizations: [UserVocabulary.Entry] = [],
+    defaultCurrency: String = "USD"
   ) {
     self.accounts = accounts
+    self.defaultCurrency = defaultCurrency
     self.nicknames = nicknames
     self.organizations = organizations
   }
@@ -25,7 +29,8 @@ package struct AccountResolver: Sendable {
     AccountResolver(
       accounts: try await AccountBook.accounts(of: userID, in: database),
       nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
-      organizations: try await UserVocabulary.entries(userID: userID, type: .paymentsOrganizationName, in: database))
+      organizations: try await UserVocabulary.entries(userID: userID, type: .paymentsOrganizationName, in: database),
+      defaultCurrency: try await PaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD")
   }
 
   /// True when `account` names nothing at all.
@@ -44,7 +49,18 @@ package struct AccountResolver: Sendable {
     }
     let phrase = nickname.spokenPhrase
     let ids = Set(nicknames.filter { NameMatching.matches(phrase, $0.phrase) }.map(\.vocabularyIdentifier))
-    return accounts.filter { ids.contains($0.id) || NameMatching.matches(phrase, $0.nickname) }
+    let exact = accounts.filter { ids.contains($0.id) || NameMatching.matches(phrase, $0.nickname) }
+    if !exact.isEmpty { return exact }
+    // "Rainbow" may mean "Rainbow Checking" or "Rainbow Savings": nicknames whose first words are the phrase.
+    let words = Self.words(phrase)
+    guard !words.isEmpty else { return [] }
+    return accounts.filter { Array(Self.words($0.nickname).prefix(words.count)) == words }
+  }
+
+  static func words(_ text: String) -> [String] {
+    text.split(whereSeparator: { $0.isWhitespace }).map { NameMatching.normalized(String($0)) }.filter {
+      !$0.isEmpty
+    }
   }
 
   /// The accounts held at `organization`, by name or by a vocabulary phrase for it.
@@ -104,10 +120,5 @@ package struct AccountResolver: Sendable {
   /// The account payments in `currency` are made from.
   package func defaultAccount(currency: String) -> StoredAccount? {
     accounts.first { $0.isDefault && $0.currency == currency }
-  }
-
-  /// The currency of the user's first default account: what an amount without a currency means.
-  package var defaultCurrency: String {
-    accounts.first(where: \.isDefault)?.currency ?? "USD"
   }
 }

@@ -8,18 +8,21 @@ package struct PaymentProfile: Sendable, Equatable {
   package var userID: String
   package var displayName: String
   package var handle: String
+  /// The currency an amount without one means ("85 bucks").
+  package var homeCurrency: String
   package var signedIn: Bool = true
   package var credentialsVerified: Bool = true
   package var termsAccepted: Bool = true
   package var eligible: Bool = true
 
   package init(
-    userID: String, displayName: String, handle: String, signedIn: Bool = true, credentialsVerified: Bool = true,
+    userID: String, displayName: String, handle: String, homeCurrency: String = "USD", signedIn: Bool = true, credentialsVerified: Bool = true,
     termsAccepted: Bool = true, eligible: Bool = true
   ) {
     self.userID = userID
     self.displayName = displayName
     self.handle = handle
+    self.homeCurrency = homeCurrency
     self.signedIn = signedIn
     self.credentialsVerified = credentialsVerified
     self.termsAccepted = termsAccepted
@@ -29,7 +32,7 @@ package struct PaymentProfile: Sendable, Equatable {
   package static func load(_ userID: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
     try await database.raw(
       """
-      SELECT display_name, handle, signed_in, credentials_verified, terms_accepted, eligible
+      SELECT display_name, handle, home_currency, signed_in, credentials_verified, terms_accepted, eligible
       FROM payments_profiles WHERE user_id = \(bind: userID)
       """
     ).first().map { row in
@@ -37,6 +40,7 @@ package struct PaymentProfile: Sendable, Equatable {
         userID: userID,
         displayName: try row.decode(column: "display_name", as: String.self),
         handle: try row.decode(column: "handle", as: String.self),
+        homeCurrency: try row.decode(column: "home_currency", as: String.self),
         signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
         credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
         termsAccepted: try row.decode(column: "terms_accepted", as: Int.self) != 0,
@@ -48,8 +52,8 @@ package struct PaymentProfile: Sendable, Equatable {
     try await database.raw(
       """
       INSERT INTO payments_profiles
-        (user_id, display_name, handle, signed_in, credentials_verified, terms_accepted, eligible)
-      VALUES (\(bind: userID), \(bind: displayName), \(bind: handle), \(bind: signedIn ? 1 : 0),
+        (user_id, display_name, handle, home_currency, signed_in, credentials_verified, terms_accepted, eligible)
+      VALUES (\(bind: userID), \(bind: displayName), \(bind: handle), \(bind: homeCurrency), \(bind: signedIn ? 1 : 0),
               \(bind: credentialsVerified ? 1 : 0), \(bind: termsAccepted ? 1 : 0), \(bind: eligible ? 1 : 0))
       """
     ).run()

@@ -17,6 +17,7 @@ package enum PaymentsSchema {
           user_id TEXT PRIMARY KEY,
           display_name TEXT NOT NULL,
           handle TEXT NOT NULL,
+          home_currency TEXT NOT NULL,
           signed_in INTEGER NOT NULL,
           credentials_verified INTEGER NOT NULL,
           terms_accepted INTEGER NOT NULL,

@@ -1,0 +1,216 @@
+import Foundation
+import GRPCCore
+import IntentMeshProtos
+import IntentsKit
+import IntentsKitTesting
+@testable import Payments
+import PaymentsProtos
+import SQLKit
+import SwiftProtobuf
+import Testing
+
+@Suite("payments-service over an in-process transport: manifest, exactly-once, concurrency, views")
+struct PaymentsServiceTests {
+  let domain = InProcessDomain(
+    definition: UnicornPay.definition(identifiers: SequentialIdentifierGenerator(prefix: "svc")),
+    manifestDirectory: PaymentsFixture.manifest, now: { PaymentsFixture.now })
+
+  static let context = Intentmesh_V1_RequestContext.with {
+    $0.userID = "diana"
+    $0.timeZone = "Europe/Zurich"
+  }
+
+  static func intent<M: SwiftProtobuf.Message>(_ intentClass: String, _ message: M, identifier: String = "") throws
+    -> Intentmesh_V1_Intent
+  {
+    try .with {
+      $0.intentClass = intentClass
+      $0.identifier = identifier
+      $0.payload = try .init(message: message)
+    }
+  }
+
+  static func payment(_ units: Int64, to payee: String = "Buttercup", identifier: String) throws -> Intentmesh_V1_Intent {
+    try intent(
+      "INSendPaymentIntent",
+      SendPaymentIntent.with {
+        $0.payee = person(payee); $0.currencyAmount = usd(units)
+      }, identifier: identifier)
+  }
+
+  @Test("Describe: six intents, every one restricted while locked, money movers need confirmation")
+  func describe() async throws {
+    try await domain.run { client, _, _, _ in
+      let manifest = try await client.describe(.init()).manifest
+      #expect(manifest.appName == "UnicornPay")
+      #expect(manifest.alternativeAppNames.map(\.name) == ["Unicorn", "CornPay"])
+      #expect(
+        manifest.intents.map(\.intentClass) == [
+          "INSendPaymentIntent", "INRequestPaymentIntent", "INSearchForAccountsIntent", "INTransferMoneyIntent",
+          "INSearchForBillsIntent", "INPayBillIntent",
+        ])
+      let restricted = manifest.intents.filter(\.restrictedWhileLocked).count
+      #expect(restricted == 6)
+      #expect(
+        manifest.intents.filter(\.requiresUserConfirmation).map(\.intentClass) == [
+          "INSendPaymentIntent", "INRequestPaymentIntent", "INTransferMoneyIntent", "INPayBillIntent",
+        ])
+      #expect(manifest.vocabularyTypes == [.contactName, .paymentsAccountNickname, .paymentsOrganizationName])
+    }
+  }
+
+  @Test("a payment while locked is refused before any handler runs")
+  func locked() async throws {
+    try await domain.run { client, _, _, store in
+      var locked = Self.context
+      locked.deviceLocked = true
+      await #expect(throws: RPCError.self) {
+        _ = try await client.handle(
+          .with {
+            $0.context = locked; $0.intent = try Self.payment(85, identifier: "locked-1")
+          })
+      }
+      let balance = try await store.read { try await AccountBook.account("diana-checking", in: $0)?.balanceMinor }
+      #expect(balance == 125_000)
+    }
+  }
+
+  @Test("Handle is idempotent per intent identifier: a retry replays and moves money once; other parameters are refused")
+  func idempotent() async throws {
+    try await domain.run { client, _, _, store in
+      let first = try await client.handle(
+        .with {
+          $0.context = Self.context; $0.intent = try Self.payment(85, identifier: "pay-1")
+        })
+      #expect(first.response.codeName == "success")
+      #expect(!first.replayed)
+      let retry = try await client.handle(
+        .with {
+          $0.context = Self.context; $0.intent = try Self.payment(85, identifier: "pay-1")
+        })
+      #expect(retry.replayed)
+      #expect(retry.response.payload == first.response.payload)
+      do {
+        _ = try await client.handle(
+          .with {
+            $0.context = Self.context; $0.intent = try Self.payment(90, identifier: "pay-1")
+          })
+        Issue.record("expected FAILED_PRECONDITION")
+      } catch let error as RPCError {
+        #expect(error.code == .failedPrecondition)
+        #expect(error.message.contains("pay-1"))
+      }
+      let balance = try await store.read { try await AccountBook.account("diana-checking", in: $0)?.balanceMinor }
+      #expect(balance == 116_500)
+      let problems = try await store.read { try await LedgerAudit.problems(in: $0) }
+      #expect(problems.isEmpty)
+    }
+  }
+
+  @Test("concurrent payments, transfers and retries never overdraw and conserve money")
+  func concurrency() async throws {
+    try await domain.run { client, _, _, store in
+      // 30 payments of 100.00 and 20 transfers of 50.00 out of Rainbow Checking (1,250.00), each sent
+      // twice at once with the same identifier.
+      let transfers = try (0..<20).map { index in
+        try Self.intent(
+          "INTransferMoneyIntent",
+          TransferMoneyIntent.with {
+            $0.fromAccount = account(nickname: "Rainbow Checking"); $0.toAccount = account(nickname: "Rainbow Savings")
+            $0.transactionAmount = amount(50)
+          }, identifier: "transfer-\(index)")
+      }
+      let payments = try (0..<30).map { try Self.payment(100, identifier: "payment-\($0)") }
+      let calls = (transfers + payments).flatMap { [$0, $0] }
+      let results = try await withThrowingTaskGroup(of: (String, String, Bool).self) { group in
+        for intent in calls {
+          group.addTask {
+            let answer = try await client.handle(
+              .with {
+                $0.context = Self.context; $0.intent = intent
+              })
+            return (intent.identifier, answer.response.codeName, answer.replayed)
+          }
+        }
+        return try await group.reduce(into: []) { $0.append($1) }
+      }
+      #expect(results.count == 100)
+      // Each identifier answered the same way both times, once for real.
+      let byIdentifier = Dictionary(grouping: results, by: \.0)
+      #expect(byIdentifier.count == 50)
+      for (identifier, answers) in byIdentifier {
+        #expect(Set(answers.map(\.1)).count == 1, "\(identifier)")
+        #expect(answers.filter { !$0.2 }.count == 1, "\(identifier)")
+      }
+      let succeeded = byIdentifier.filter { $0.value[0].1 == "success" }.map(\.key)
+      let paid = succeeded.filter { $0.hasPrefix("payment-") }.count
+      let moved = succeeded.filter { $0.hasPrefix("transfer-") }.count
+      #expect(byIdentifier.values.allSatisfy { ["success", "failureInsufficientFunds"].contains($0[0].1) })
+      let balances = try await store.read { database in
+        (
+          try await AccountBook.account("diana-checking", in: database)!.balanceMinor,
+          try await AccountBook.account("diana-savings", in: database)!.balanceMinor,
+          try await AccountBook.account("system:payouts:USD", in: database)?.balanceMinor ?? 0,
+          try await LedgerAudit.problems(in: database)
+        )
+      }
+      #expect(balances.0 == 125_000 - Int64(paid) * 10_000 - Int64(moved) * 5_000)
+      #expect(balances.0 >= 0)
+      // Less than a payment's worth is left: everything that could be paid was.
+      #expect(balances.0 < 10_000 || moved == 20)
+      #expect(balances.1 == 500_000 + Int64(moved) * 5_000)
+      #expect(balances.2 == Int64(paid) * 10_000)
+      #expect(balances.3.isEmpty)
+      let total = try await store.read { database in
+        try await database.raw("SELECT SUM(balance_minor) AS total FROM payments_accounts WHERE currency = 'USD'")
+          .first()!.decode(column: "total", as: Int64.self)
+      }
+      #expect(total == 0)
+    }
+  }
+
+  @Test("ConfigureView: the payment-transaction view claims payee, amount and note; the accounts list after a search")
+  func views() async throws {
+    try await domain.run { client, _, _, _ in
+      let intent = try Self.intent(
+        "INSendPaymentIntent",
+        SendPaymentIntent.with {
+          $0.payee = person("Buttercup"); $0.currencyAmount = usd(85); $0.note = "rainbow polish"
+        })
+      let draft = try await client.configureView(
+        .with {
+          $0.context = Self.context
+          $0.interaction = .with {
+            $0.intent = intent; $0.intentHandlingStatus = .ready
+          }
+        })
+      #expect(draft.configured)
+      #expect(draft.view.kind == "payment-transaction")
+      #expect(draft.configuredParameters.map(\.keyPath) == ["payee", "currencyAmount", "note"])
+      let texts = draft.view.root.stack.children.map { $0.text.text.isEmpty ? $0.row.value : $0.text.text }
+      #expect(texts == ["Buttercup", "85.00 USD", "rainbow polish", "draft"])
+
+      let search = try Self.intent("INSearchForAccountsIntent", SearchForAccountsIntent())
+      let handled = try await client.handle(
+        .with {
+          $0.context = Self.context; $0.intent = search
+        })
+      let list = try await client.configureView(
+        .with {
+          $0.context = Self.context
+          $0.interaction = handled.interaction
+        })
+      #expect(list.view.kind == "accounts-list")
+      #expect(list.view.root.stack.children.count == 4)
+      #expect(list.view.root.stack.children.first?.stack.children.map(\.text.text) == ["Euro Pocket", "Unicorn Bank Europe", "300.00 EUR"])
+      // Before the search ran there is nothing to list: the host draws the asked parameters itself.
+      let before = try await client.configureView(
+        .with {
+          $0.context = Self.context
+          $0.interaction = .with { $0.intent = search }
+          $0.parameters = []
+        })
+      #expect(!before.configured)
+    }
+  }
+}
