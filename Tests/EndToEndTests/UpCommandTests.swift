@@ -31,15 +31,15 @@ struct UpCommandTests {
     let gatewayLine = try #require(text.split(separator: "\n").first { $0.contains("gateway ") }, "\(text)")
     let port = try #require(
       gatewayLine.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
-    #expect(text.contains("messaging-service"))
+    #expect(text.contains("messaging-service") && text.contains("payments-service"))
 
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
     let routes = try await withGRPCClient(transport: transport) { client in
       try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: client).listRoutes(.init())
     }
-    #expect(routes.domains.map(\.appName) == ["UnicornChat"])
-    #expect(routes.routes.count == 4)
+    #expect(routes.domains.map(\.appName).sorted() == ["UnicornChat", "UnicornPay"])
+    #expect(routes.routes.count == 10)
 
     kill(process.processIdentifier, SIGINT)
     let stopDeadline = ContinuousClock.now + .seconds(30)
@@ -48,6 +48,7 @@ struct UpCommandTests {
     #expect(process.terminationStatus == 0, "\(output.text)")
     #expect(output.text.contains("stopped cleanly"), "\(output.text)")
     #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("messaging.sqlite").path))
+    #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("payments.sqlite").path))
     let log = try String(contentsOf: data.appendingPathComponent("logs/messaging-service.log"), encoding: .utf8)
     #expect(log.contains("stopped cleanly"))
   }

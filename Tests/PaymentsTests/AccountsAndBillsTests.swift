@@ -8,7 +8,10 @@ import Testing
 
 @Suite("INSearchForAccountsIntent, INSearchForBillsIntent and INPayBillIntent")
 struct AccountsAndBillsTests {
-  static func search(nickname: String = "", type: AccountType = .unspecified, organization: String = "", balance: BalanceType = .unspecified) -> SearchForAccountsIntent {
+  static func search(
+    nickname: String = "", type: AccountType = .unspecified, organization: String = "",
+    balance: BalanceType = .unspecified
+  ) -> SearchForAccountsIntent {
     .with {
       if !nickname.isEmpty { $0.accountNickname = .with { $0.spokenPhrase = nickname } }
       $0.accountType = type
@@ -51,12 +54,14 @@ struct AccountsAndBillsTests {
   func nicknameBranches() async throws {
     try await PaymentsFixture.with { fixture in
       let context = fixture.context()
-      let rainbow = try await fixture.accounts.resolveNickname(intent: Self.search(nickname: "Rainbow"), context: context)
+      let rainbow = try await fixture.accounts.resolveNickname(
+        intent: Self.search(nickname: "Rainbow"), context: context)
       #expect(rainbow.disambiguationOptions?.map(\.spokenPhrase) == ["Rainbow Checking", "Rainbow Savings"])
       let none = try await fixture.accounts.resolveNickname(intent: Self.search(nickname: "Moon"), context: context)
       #expect(none.unsupportedReason?.message == "You have no account called Moon.")
       #expect(try await fixture.accounts.resolveNickname(intent: Self.search(), context: context).isNotRequired)
-      let organization = try await fixture.accounts.resolveOrganization(intent: Self.search(organization: "Moon Bank"), context: context)
+      let organization = try await fixture.accounts.resolveOrganization(
+        intent: Self.search(organization: "Moon Bank"), context: context)
       #expect(organization.unsupportedReason != nil)
       let notFound = try await fixture.handle(fixture.accounts, Self.search(organization: "Moon Bank"))
       #expect(notFound.response.code == .failureAccountNotFound)
@@ -71,25 +76,52 @@ struct AccountsAndBillsTests {
   func searchBills() async throws {
     try await PaymentsFixture.with { fixture in
       let unpaid = try await fixture.handle(fixture.bills, .with { $0.status = .unpaid })
-      #expect(unpaid.response.bills.map(\.billPayee.nickname.spokenPhrase) == ["Unicorn Power", "Rainbow Water", "Sparkle Card"])
+      #expect(
+        unpaid.response.bills.map(\.billPayee.nickname.spokenPhrase) == [
+          "Unicorn Power", "Rainbow Water", "Sparkle Card",
+        ])
       let water = try await fixture.handle(fixture.bills, .with { $0.billType = .water })
       #expect(water.response.bills.first?.amountDue == usd(31, 750_000_000))
       let dueThisMonth = try await fixture.handle(
-        fixture.bills, .with { $0.dueDateRange = .with { $0.startDateComponents = .with { $0.year = 2026; $0.month = 5; $0.day = 25 }; $0.endDateComponents = .with { $0.year = 2026; $0.month = 5; $0.day = 31 } } })
+        fixture.bills,
+        .with {
+          $0.dueDateRange = .with {
+            $0.startDateComponents = .with {
+              $0.year = 2026; $0.month = 5; $0.day = 25
+            };
+            $0.endDateComponents = .with {
+              $0.year = 2026; $0.month = 5; $0.day = 31
+            }
+          }
+        })
       #expect(dueThisMonth.response.bills.map(\.billType) == [.electricity, .water])
       let paidEarly = try await fixture.handle(
-        fixture.bills, .with { $0.paymentDateRange = .with { $0.startDateComponents = .with { $0.year = 2026; $0.month = 5 } } })
+        fixture.bills,
+        .with {
+          $0.paymentDateRange = .with {
+            $0.startDateComponents = .with {
+              $0.year = 2026; $0.month = 5
+            }
+          }
+        })
       #expect(paidEarly.response.bills.map(\.billType) == [.cable])
       let none = try await fixture.handle(fixture.bills, .with { $0.billType = .rent })
       #expect(none.response.code == .failureBillNotFound)
-      let payee = try await fixture.bills.resolvePayee(intent: .with { $0.billPayee = .with { $0.nickname = .with { $0.spokenPhrase = "Rainbow Water" } } }, context: fixture.context())
+      let payee = try await fixture.bills.resolvePayee(
+        intent: .with { $0.billPayee = .with { $0.nickname = .with { $0.spokenPhrase = "Rainbow Water" } } },
+        context: fixture.context())
       #expect(payee.successValue?.organizationName.spokenPhrase == "Rainbow Water Works")
-      let unknown = try await fixture.bills.resolvePayee(intent: .with { $0.billPayee = .with { $0.nickname = .with { $0.spokenPhrase = "Moon Gas" } } }, context: fixture.context())
+      let unknown = try await fixture.bills.resolvePayee(
+        intent: .with { $0.billPayee = .with { $0.nickname = .with { $0.spokenPhrase = "Moon Gas" } } },
+        context: fixture.context())
       #expect(unknown.unsupportedReason != nil)
     }
   }
 
-  static func payBill(_ payee: String = "Unicorn Power", type: BillType = .unspecified, units: Int64 = 0, amountType: AmountType = .amountDue, date: DateComponentsRange? = nil) -> PayBillIntent {
+  static func payBill(
+    _ payee: String = "Unicorn Power", type: BillType = .unspecified, units: Int64 = 0,
+    amountType: AmountType = .amountDue, date: DateComponentsRange? = nil
+  ) -> PayBillIntent {
     .with {
       if !payee.isEmpty { $0.billPayee = .with { $0.nickname = .with { $0.spokenPhrase = payee } } }
       $0.billType = type
@@ -114,11 +146,14 @@ struct AccountsAndBillsTests {
       #expect(from.successValue?.nickname.spokenPhrase == "Rainbow Checking")
       let due = try await fixture.payBill.resolveAmount(intent: Self.payBill(), context: context)
       #expect(due.successValue?.amount == usd(84, 200_000_000))
-      let minimum = try await fixture.payBill.resolveAmount(intent: Self.payBill(amountType: .minimumDue), context: context)
+      let minimum = try await fixture.payBill.resolveAmount(
+        intent: Self.payBill(amountType: .minimumDue), context: context)
       #expect(minimum.successValue?.amount == usd(25))
-      let ask = try await fixture.payBill.resolveAmount(intent: Self.payBill(amountType: .unspecified), context: context)
+      let ask = try await fixture.payBill.resolveAmount(
+        intent: Self.payBill(amountType: .unspecified), context: context)
       #expect(ask.needsValuePrompt == "How much do you want to pay? You owe 84.20 USD, at least 25.00 USD.")
-      let over = try await fixture.payBill.resolveAmount(intent: Self.payBill(units: 100, amountType: .unspecified), context: context)
+      let over = try await fixture.payBill.resolveAmount(
+        intent: Self.payBill(units: 100, amountType: .unspecified), context: context)
       #expect(over.unsupportedReason?.message == "You owe Unicorn Power only 84.20 USD.")
     }
   }
@@ -142,8 +177,12 @@ struct AccountsAndBillsTests {
       #expect(later.response.billDetails.paymentStatus == .unpaid)
       #expect(try await fixture.balance("system:scheduled:USD") == 3_175)
       let onTheDay = Date(timeIntervalSince1970: 1_780_005_600)  // 2026-05-29 00:00 in Zurich
-      #expect(try await ScheduledSettlement.settleDue(store: fixture.store, now: onTheDay, identifiers: fixture.identifiers) == 1)
-      let water = try await fixture.store.read { try await BillBook.bills(of: "diana", in: $0) }.first { $0.id == "bill-water" }
+      #expect(
+        try await ScheduledSettlement.settleDue(store: fixture.store, now: onTheDay, identifiers: fixture.identifiers)
+          == 1)
+      let water = try await fixture.store.read { try await BillBook.bills(of: "diana", in: $0) }.first {
+        $0.id == "bill-water"
+      }
       #expect(water?.status == .completed)
       #expect(water?.paymentDate == CalendarDay(year: 2026, month: 5, day: 29))
       #expect(try await fixture.audit().isEmpty)

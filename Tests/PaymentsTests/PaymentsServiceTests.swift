@@ -30,7 +30,8 @@ struct PaymentsServiceTests {
     }
   }
 
-  static func payment(_ units: Int64, to payee: String = "Buttercup", identifier: String) throws -> Intentmesh_V1_Intent {
+  static func payment(_ units: Int64, to payee: String = "Buttercup", identifier: String) throws -> Intentmesh_V1_Intent
+  {
     try intent(
       "INSendPaymentIntent",
       SendPaymentIntent.with {
@@ -75,7 +76,8 @@ struct PaymentsServiceTests {
     }
   }
 
-  @Test("Handle is idempotent per intent identifier: a retry replays and moves money once; other parameters are refused")
+  @Test(
+    "Handle is idempotent per intent identifier: a retry replays and moves money once; other parameters are refused")
   func idempotent() async throws {
     try await domain.run { client, _, _, store in
       let first = try await client.handle(
@@ -202,7 +204,10 @@ struct PaymentsServiceTests {
         })
       #expect(list.view.kind == "accounts-list")
       #expect(list.view.root.stack.children.count == 4)
-      #expect(list.view.root.stack.children.first?.stack.children.map(\.text.text) == ["Euro Pocket", "Unicorn Bank Europe", "300.00 EUR"])
+      #expect(
+        list.view.root.stack.children.first?.stack.children.map(\.text.text) == [
+          "Euro Pocket", "Unicorn Bank Europe", "300.00 EUR",
+        ])
       // Before the search ran there is nothing to list: the host draws the asked parameters itself.
       let before = try await client.configureView(
         .with {

@@ -20,7 +20,9 @@ struct RequestPaymentTests {
   func payerBranches() async throws {
     try await PaymentsFixture.with { fixture in
       let context = fixture.context()
-      #expect(try await fixture.request.resolvePayer(intent: Self.intent(), context: context).successValue?.customIdentifier == "cj")
+      #expect(
+        try await fixture.request.resolvePayer(intent: Self.intent(), context: context).successValue?.customIdentifier
+          == "cj")
       let both = try await fixture.request.resolvePayer(intent: Self.intent("Celestra"), context: context)
       #expect(both.disambiguationOptions?.count == 2)
       let reasons: [(String, PayerUnsupportedReason)] = [

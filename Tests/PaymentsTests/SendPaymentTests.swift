@@ -56,10 +56,12 @@ struct SendPaymentTests {
   @Test("payee from the user's vocabulary: \"Sparkle Sparkly\" names Scott")
   func vocabulary() async throws {
     try await PaymentsFixture.with { fixture in
-      let before = try await fixture.send.resolvePayee(intent: Self.intent("Sparkle Sparkly"), context: fixture.context())
+      let before = try await fixture.send.resolvePayee(
+        intent: Self.intent("Sparkle Sparkly"), context: fixture.context())
       #expect(before.unsupportedReason != nil)
       try await fixture.setVocabulary(.contactName, [("Sparkle Sparkly", "scott")])
-      let after = try await fixture.send.resolvePayee(intent: Self.intent("Sparkle Sparkly"), context: fixture.context())
+      let after = try await fixture.send.resolvePayee(
+        intent: Self.intent("Sparkle Sparkly"), context: fixture.context())
       #expect(after.successValue?.customIdentifier == "scott")
     }
   }
@@ -72,7 +74,11 @@ struct SendPaymentTests {
       #expect(missing.needsValuePrompt == "How much do you want to send to Buttercup?")
       let cases: [(SendPaymentIntent, AmountUnsupportedReason)] = [
         (Self.intent("Buttercup", 20, currency: "CHF"), .paymentsCurrencyUnsupported),
-        (.with { $0.payee = person("Buttercup"); $0.currencyAmount = usd(0, 500_000_000) }, .paymentsAmountBelowMinimum),
+        (
+          .with {
+            $0.payee = person("Buttercup"); $0.currencyAmount = usd(0, 500_000_000)
+          }, .paymentsAmountBelowMinimum
+        ),
         (Self.intent("Buttercup", 6_000), .paymentsAmountAboveMaximum),
       ]
       for (intent, reason) in cases {
@@ -107,7 +113,12 @@ struct SendPaymentTests {
         ("scott", Self.intent(), .failureInsufficientFunds),
         ("diana", Self.intent("Buttercup", 20, currency: "CHF"), .failurePaymentsCurrencyUnsupported),
         ("diana", Self.intent("Buttercup", 5_001), .failurePaymentsAmountAboveMaximum),
-        ("diana", .with { $0.payee = person("Buttercup"); $0.currencyAmount = usd(0, 10_000_000) }, .failurePaymentsAmountBelowMinimum),
+        (
+          "diana",
+          .with {
+            $0.payee = person("Buttercup"); $0.currencyAmount = usd(0, 10_000_000)
+          }, .failurePaymentsAmountBelowMinimum
+        ),
         ("diana", Self.intent("Celestra"), .failure),
       ]
       for (user, intent, code) in cases {

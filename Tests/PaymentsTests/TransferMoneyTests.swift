@@ -9,7 +9,8 @@ import Testing
 @Suite("INTransferMoneyIntent: accounts, amount, date, fee, and scheduled transfers")
 struct TransferMoneyTests {
   static func intent(
-    from: PaymentAccount = account(nickname: "Rainbow Savings"), to: PaymentAccount = account(type: .checking, organization: "Unicorn Bank"),
+    from: PaymentAccount = account(nickname: "Rainbow Savings"),
+    to: PaymentAccount = account(type: .checking, organization: "Unicorn Bank"),
     units: Int64 = 10, date: DateComponentsRange? = nil
   ) -> TransferMoneyIntent {
     .with {
@@ -101,7 +102,8 @@ struct TransferMoneyTests {
       #expect(try await fixture.balance("diana-checking") == 126_000)
 
       let toCard = try await fixture.handle(
-        fixture.transfer, Self.intent(from: account(nickname: "Rainbow Checking"), to: account(nickname: "Sparkle Card"), units: 100))
+        fixture.transfer,
+        Self.intent(from: account(nickname: "Rainbow Checking"), to: account(nickname: "Sparkle Card"), units: 100))
       #expect(toCard.response.code == .success)
       #expect(toCard.response.transferFee == usd(2, 500_000_000))
       #expect(try await fixture.balance("diana-checking") == 126_000 - 10_000 - 250)
@@ -118,10 +120,12 @@ struct TransferMoneyTests {
         fixture.transfer, Self.intent(from: account(nickname: "Rainbow Savings"), units: 5_001))
       #expect(tooMuch.response.code == .failureInsufficientFunds)
       // The Sparkle Card owes 320.00 of a 2,000.00 limit: 1,680.00 remain.
-      let card = Self.intent(from: account(nickname: "Sparkle Card"), to: account(nickname: "Rainbow Checking"), units: 1_677)
+      let card = Self.intent(
+        from: account(nickname: "Sparkle Card"), to: account(nickname: "Rainbow Checking"), units: 1_677)
       #expect(try await fixture.handle(fixture.transfer, card).response.code == .success)
       #expect(try await fixture.balance("diana-sparkle") == -32_000 - 167_700 - 250)
-      let over = Self.intent(from: account(nickname: "Sparkle Card"), to: account(nickname: "Rainbow Checking"), units: 1)
+      let over = Self.intent(
+        from: account(nickname: "Sparkle Card"), to: account(nickname: "Rainbow Checking"), units: 1)
       #expect(try await fixture.handle(fixture.transfer, over).response.code == .failureInsufficientFunds)
       #expect(try await fixture.audit().isEmpty)
       let signedOut = try await fixture.confirm(fixture.transfer, Self.intent(), user: "sleepy")
@@ -143,10 +147,16 @@ struct TransferMoneyTests {
 
       // Still the 22nd: nothing to settle. Midnight in Zurich on the 23rd is 22:00 UTC on the 22nd.
       let beforeMidnight = Date(timeIntervalSince1970: 1_779_487_199)
-      #expect(try await ScheduledSettlement.settleDue(store: fixture.store, now: beforeMidnight, identifiers: fixture.identifiers) == 0)
+      #expect(
+        try await ScheduledSettlement.settleDue(
+          store: fixture.store, now: beforeMidnight, identifiers: fixture.identifiers) == 0)
       let midnight = Date(timeIntervalSince1970: 1_779_487_200)
-      #expect(try await ScheduledSettlement.settleDue(store: fixture.store, now: midnight, identifiers: fixture.identifiers) == 1)
-      #expect(try await ScheduledSettlement.settleDue(store: fixture.store, now: midnight, identifiers: fixture.identifiers) == 0)
+      #expect(
+        try await ScheduledSettlement.settleDue(store: fixture.store, now: midnight, identifiers: fixture.identifiers)
+          == 1)
+      #expect(
+        try await ScheduledSettlement.settleDue(store: fixture.store, now: midnight, identifiers: fixture.identifiers)
+          == 0)
       #expect(try await fixture.balance("diana-checking") == 126_000)
       #expect(try await fixture.balance("system:scheduled:USD") == 0)
       let settled = try await fixture.store.read { try await ScheduledPaymentBook.payments(of: "diana", in: $0) }

@@ -11,7 +11,8 @@ struct UpCommand: AsyncParsableCommand {
 
   /// The domain executables `up` starts, with their port offset from the gateway's port.
   static let domains: [(product: String, offset: Int, database: String)] = [
-    ("messaging-service", 1, "messaging.sqlite")
+    ("messaging-service", 1, "messaging.sqlite"),
+    ("payments-service", 2, "payments.sqlite"),
   ]
 
   @Option(help: "Folder for the SQLite files and logs.")

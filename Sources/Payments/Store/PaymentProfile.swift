@@ -16,7 +16,8 @@ package struct PaymentProfile: Sendable, Equatable {
   package var eligible: Bool = true
 
   package init(
-    userID: String, displayName: String, handle: String, homeCurrency: String = "USD", signedIn: Bool = true, credentialsVerified: Bool = true,
+    userID: String, displayName: String, handle: String, homeCurrency: String = "USD", signedIn: Bool = true,
+    credentialsVerified: Bool = true,
     termsAccepted: Bool = true, eligible: Bool = true
   ) {
     self.userID = userID

@@ -1,0 +1,184 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import IntentMeshProtos
+import IntentsKit
+import Logging
+import Payments
+import PaymentsProtos
+import SQLKit
+import SwiftProtobuf
+import Synchronization
+import Testing
+
+@Suite("payments-service end to end: killed mid-handle, and through the gateway", .serialized)
+struct PaymentsEndToEndTests {
+  typealias Extension = Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
+  typealias Gateway = Intentmesh_Gateway_V1_Gateway.Client<HTTP2ClientTransport.Posix>
+
+  static let context = Intentmesh_V1_RequestContext.with {
+    $0.userID = "diana"; $0.timeZone = "Europe/Zurich"
+  }
+
+  static func payment(_ identifier: String, units: Int64 = 1) throws -> Intentmesh_V1_Intent {
+    try .with {
+      $0.intentClass = "INSendPaymentIntent"
+      $0.identifier = identifier
+      $0.payload = try .init(
+        message: Intentmesh_Payments_V1_SendPaymentIntent.with {
+          $0.payee = .with { $0.displayName = "Buttercup" }
+          $0.currencyAmount = .with {
+            $0.currencyCode = "USD"; $0.units = units
+          }
+        })
+    }
+  }
+
+  static func withClient<T: Sendable>(
+    port: Int, _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T
+  ) async throws -> T {
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+    return try await withGRPCClient(transport: transport) { try await body($0) }
+  }
+
+  /// Opens the service's SQLite file (the service is stopped) and reads the books.
+  static func books(at path: String) async throws -> (checking: Int64, movements: Int, handled: Int, problems: [String])
+  {
+    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "audit"))
+    do {
+      let books = try await store.read { database in
+        (
+          try await AccountBook.account("diana-checking", in: database)?.balanceMinor ?? -1,
+          try await database.raw("SELECT COUNT(*) AS n FROM payments_movements WHERE kind = 'payment'").first()!
+            .decode(column: "n", as: Int.self),
+          try await database.raw("SELECT COUNT(*) AS n FROM intentmesh_handled_intents").first()!
+            .decode(column: "n", as: Int.self),
+          try await LedgerAudit.problems(in: database)
+        )
+      }
+      try await store.close()
+      return books
+    } catch {
+      try? await store.close()
+      throw error
+    }
+  }
+
+  @Test("SIGKILL while payments are being handled leaves whole movements only; retries after restart move money once")
+  func killedMidHandle() async throws {
+    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "intentmesh-pay-kill-\(UUID().uuidString).sqlite"
+    ).path
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let arguments = ["--port", "0", "--database", database, "--log-level", "warning"]
+    let count = 300
+
+    let first = try await ServiceProcess("payments-service", arguments: arguments)
+    let answered = Counter()
+    try await Self.withClient(port: first.port) { grpc in
+      let client = Extension(wrapping: grpc)
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for index in 0..<count {
+          group.addTask {
+            let request = Intentmesh_V1_HandleRequest.with {
+              $0.context = Self.context; $0.intent = try! Self.payment("kill-\(index)")
+            }
+            if (try? await client.handle(request)) != nil { answered.value.add(1, ordering: .relaxed) }
+          }
+        }
+        // Kill the service once some payments are through and others are in flight.
+        group.addTask {
+          while answered.value.load(ordering: .relaxed) < 40 { try await Task.sleep(for: .milliseconds(1)) }
+          kill(first.process.processIdentifier, SIGKILL)
+        }
+        try await group.waitForAll()
+      }
+    }
+    while first.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    let afterKill = try await Self.books(at: database)
+    #expect(afterKill.problems.isEmpty, "\(afterKill.problems)")
+    #expect(afterKill.movements >= answered.value.load(ordering: .relaxed))
+    #expect(afterKill.movements < count, "the kill came too late to test anything")
+    #expect(afterKill.handled == afterKill.movements)
+    #expect(afterKill.checking == 125_000 - Int64(afterKill.movements) * 100)
+
+    // Restart on the same file and retry every payment: those handled before the kill replay.
+    let second = try await ServiceProcess("payments-service", arguments: arguments)
+    let replays = try await Self.withClient(port: second.port) { grpc in
+      let client = Extension(wrapping: grpc)
+      var replays = 0
+      for index in 0..<count {
+        let answer = try await client.handle(
+          .with {
+            $0.context = Self.context; $0.intent = try Self.payment("kill-\(index)")
+          })
+        #expect(answer.response.codeName == "success")
+        if answer.replayed { replays += 1 }
+      }
+      return replays
+    }
+    #expect(try await second.stop() == 0)
+    #expect(replays == afterKill.movements)
+    let final = try await Self.books(at: database)
+    #expect(final.problems.isEmpty)
+    #expect(final.movements == count)
+    #expect(final.checking == 125_000 - Int64(count) * 100)
+  }
+
+  @Test("a payment through the gateway: Interact asks for confirmation, then pays; locked devices are refused")
+  func throughGateway() async throws {
+    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "intentmesh-pay-gw-\(UUID().uuidString).sqlite"
+    ).path
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let payments = try await ServiceProcess("payments-service", arguments: ["--port", "0", "--database", database])
+    let gateway = try await ServiceProcess(
+      "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(payments.port)"])
+    try await Self.withClient(port: gateway.port) { grpc in
+      let client = Gateway(wrapping: grpc)
+      var intent = try Self.payment("", units: 85)
+      intent.appName = "CornPay"
+      var turn = try await client.interact(
+        .with {
+          $0.context = Self.context; $0.intent = intent
+        })
+      #expect(turn.stage == .needsConfirmation)
+      #expect(turn.prompt == "Ready to send it?")
+      #expect(turn.appName == "UnicornPay")
+      #expect(turn.layout.sections.first?.view.kind == "payment-transaction")
+      turn = try await client.interact(
+        .with {
+          $0.context = Self.context; $0.intent = turn.intent; $0.userConfirmed = true
+        })
+      #expect(turn.stage == .done)
+      #expect(turn.response.codeName == "success")
+      let response = try Intentmesh_Payments_V1_SendPaymentIntentResponse(unpackingAny: turn.response.payload)
+      #expect(response.paymentRecord.status == .completed)
+      #expect(response.paymentRecord.currencyAmount.units == 85)
+
+      var locked = Self.context
+      locked.deviceLocked = true
+      do {
+        _ = try await client.interact(
+          .with {
+            $0.context = locked; $0.intent = try Self.payment("", units: 5)
+          })
+        Issue.record("expected FAILED_PRECONDITION")
+      } catch let error as RPCError {
+        #expect(error.code == .failedPrecondition)
+        #expect(error.message.contains("unlock"))
+      }
+    }
+    #expect(try await gateway.stop() == 0)
+    #expect(try await payments.stop() == 0)
+    let books = try await Self.books(at: database)
+    #expect(books.checking == 125_000 - 8_500)
+    #expect(books.problems.isEmpty)
+  }
+}
+
+/// A count shared by concurrent tasks.
+final class Counter: Sendable {
+  let value = Atomic<Int>(0)
+}
