@@ -216,6 +216,36 @@ struct PaymentsServiceTests {
           $0.parameters = []
         })
       #expect(!before.configured)
+
+      // TransferMoney has no view of its own: the host draws each parameter from its display value.
+      let transfer = try Self.intent(
+        "INTransferMoneyIntent",
+        TransferMoneyIntent.with {
+          $0.fromAccount = account(nickname: "Rainbow Savings")
+          $0.toAccount = account(type: .checking, organization: "Unicorn Bank")
+          $0.transactionAmount = amount(10)
+          $0.transactionScheduledDate = day(2026, 5, 23)
+        })
+      let fallback = try await client.configureView(
+        .with {
+          $0.context = Self.context
+          $0.interaction = .with {
+            $0.intent = transfer; $0.intentHandlingStatus = .ready
+          }
+          $0.parameters = [
+            "fromAccount", "toAccount", "transactionAmount", "transactionScheduledDate", "transactionNote",
+          ]
+          .map { keyPath in
+            .with {
+              $0.parameterClass = "INTransferMoneyIntent"; $0.keyPath = keyPath
+            }
+          }
+        })
+      #expect(!fallback.configured)
+      #expect(
+        fallback.displayValues.map { "\($0.label): \($0.displayText)" } == [
+          "From: Rainbow Savings", "To: Unicorn Bank checking", "Amount: 10.00 ", "Date: from 2026-05-23", "Note: ",
+        ])
     }
   }
 }

@@ -18,6 +18,9 @@ package struct IntentRegistration: Sendable {
 
   let decodeIntent: @Sendable (Google_Protobuf_Any?) throws -> any SwiftProtobuf.Message
   let decodeResponse: @Sendable (Google_Protobuf_Any) throws -> any SwiftProtobuf.Message
+  /// The display text of a declared parameter of a decoded intent, from its typed value (nil when
+  /// `keyPath` is not a declared parameter).
+  let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
   let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
   let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
   let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
@@ -74,6 +77,10 @@ package struct IntentRegistration: Sendable {
     self.liveUpdates = liveUpdates
     self.decodeIntent = { try IntentPayload.decode(H.Intent.self, from: $0, intentClass: intentClass) }
     self.decodeResponse = { try H.Response(unpackingAny: $0) }
+    self.displayParameter = { message, keyPath in
+      guard let intent = message as? H.Intent else { return nil }
+      return H.parameters.first { $0.keyPath == keyPath }?.display(intent)
+    }
     self.resolve = { payload, requested, context in
       let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
       let chosen = try Self.chosenParameters(H.parameters, requested: requested, intentClass: intentClass)

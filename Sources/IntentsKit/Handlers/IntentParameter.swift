@@ -12,6 +12,8 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   package let prompt: String
   /// A short label for a default view.
   package let label: String
+  /// The value's display text in the intent ("Rainbow Savings", "85.00 USD"); empty when absent.
+  let display: @Sendable (Handler.Intent) -> String
   let run:
     @Sendable (Handler, Handler.Intent, IntentContext) async throws -> (
       results: [Intentmesh_V1_ResolutionResult], settled: Bool, apply: @Sendable (inout Handler.Intent) -> Void
@@ -25,7 +27,13 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
     label: String = "",
     resolve: (@Sendable (Handler) -> (Handler.Intent, IntentContext) async throws -> ResolutionResult<V>)? = nil
   ) -> Self {
-    Self(keyPath: keyPath, isArray: false, valueTypeName: V.valueTypeName, prompt: prompt, label: label) {
+    Self(
+      keyPath: keyPath, isArray: false, valueTypeName: V.valueTypeName, prompt: prompt, label: label,
+      display: { intent in
+        let value = intent[keyPath: field]
+        return value.isAbsent ? "" : value.displayText
+      }
+    ) {
       handler, intent, context in
       let result: ResolutionResult<V>
       if let resolve {
@@ -50,7 +58,10 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
     label: String = "",
     resolve: (@Sendable (Handler) -> (Handler.Intent, IntentContext) async throws -> [ResolutionResult<V>])? = nil
   ) -> Self {
-    Self(keyPath: keyPath, isArray: true, valueTypeName: V.valueTypeName, prompt: prompt, label: label) {
+    Self(
+      keyPath: keyPath, isArray: true, valueTypeName: V.valueTypeName, prompt: prompt, label: label,
+      display: { intent in intent[keyPath: field].filter { !$0.isAbsent }.map(\.displayText).joined(separator: ", ") }
+    ) {
       handler, intent, context in
       let given = intent[keyPath: field]
       let results: [ResolutionResult<V>]

@@ -8,6 +8,7 @@ package struct ParameterDisplays {
   let interaction: Intentmesh_V1_Interaction
   let registration: IntentRegistration
   private var trees: [String: JSONValue?] = [:]
+  private var decodedIntent: (any SwiftProtobuf.Message)??
 
   package init(interaction: Intentmesh_V1_Interaction, registration: IntentRegistration) {
     self.interaction = interaction
@@ -25,16 +26,35 @@ package struct ParameterDisplays {
     var displays: [Intentmesh_V1_ParameterDisplay] = []
     var seen = Set<String>()
     for parameter in parameters where seen.insert("\(parameter.parameterClass)#\(parameter.keyPath)").inserted {
-      let value = try tree(for: parameter).map { try KeyPathReader.value(at: parameter.keyPath, in: $0) }
       let rootName = parameter.keyPath.split(separator: ".").first.map { String($0.split(separator: "[")[0]) } ?? ""
+      let text: String
+      if let typed = try typedDisplay(of: parameter) {
+        text = typed
+      } else {
+        text =
+          try tree(for: parameter).map { try KeyPathReader.value(at: parameter.keyPath, in: $0) }?.displayText ?? ""
+      }
       displays.append(
         .with {
           $0.parameter = parameter
           $0.label = registration.parameters.first { $0.keyPath == rootName }?.label ?? ""
-          $0.displayText = value?.displayText ?? ""
+          $0.displayText = text
         })
     }
     return displays
+  }
+
+  /// A declared parameter of the intent shows its typed value's text ("Rainbow Savings" for an
+  /// account); anything else is read from the message by key path.
+  private mutating func typedDisplay(of parameter: Intentmesh_V1_Parameter) throws -> String? {
+    guard parameter.parameterClass == registration.intentClass,
+      registration.parameters.contains(where: { $0.keyPath == parameter.keyPath })
+    else { return nil }
+    if decodedIntent == nil {
+      decodedIntent = .some(try Self.message(holding: parameter, in: interaction, registration: registration))
+    }
+    guard let message = decodedIntent ?? nil else { return nil }
+    return registration.displayParameter(message, parameter.keyPath)
   }
 
   private mutating func tree(for parameter: Intentmesh_V1_Parameter) throws -> JSONValue? {

@@ -1,0 +1,84 @@
+"""Load for scripts/bench-payments: N SendPayment handles of 1.00 USD, each with its own intent
+identifier, at a fixed concurrency; every answer must be a success, and Rainbow Checking must have
+gone down by exactly N × 1.00 afterwards."""
+import argparse
+import asyncio
+import os
+import sys
+import time
+import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "generated"))
+import grpc  # noqa: E402
+from intentmesh.payments.v1 import payments_pb2  # noqa: E402
+from intentmesh.v1 import extension_service_pb2, extension_service_pb2_grpc, intent_pb2, types_pb2  # noqa: E402
+
+
+def handle_request(identifier):
+    request = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext(user_id="diana"))
+    request.intent.intent_class = "INSendPaymentIntent"
+    request.intent.identifier = identifier
+    request.intent.payload.Pack(
+        payments_pb2.SendPaymentIntent(
+            payee=types_pb2.Person(display_name="Buttercup"),
+            currency_amount=types_pb2.CurrencyAmount(currency_code="USD", units=1),
+        )
+    )
+    return request
+
+
+async def checking_balance(stub):
+    request = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext(user_id="diana"))
+    request.intent.intent_class = "INSearchForAccountsIntent"
+    request.intent.identifier = "bench-balance-" + uuid.uuid4().hex
+    request.intent.payload.Pack(
+        payments_pb2.SearchForAccountsIntent(account_nickname=types_pb2.SpeakableString(spoken_phrase="Rainbow Checking"))
+    )
+    answer = await stub.Handle(request)
+    response = payments_pb2.SearchForAccountsIntentResponse()
+    answer.response.payload.Unpack(response)
+    balance = response.accounts[0].balance
+    return balance.units * 100 + balance.nanos // 10_000_000
+
+
+async def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--target", required=True)
+    parser.add_argument("--payments", type=int, default=1200)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--round", default="1")
+    args = parser.parse_args()
+    async with grpc.aio.insecure_channel(args.target) as channel:
+        stub = extension_service_pb2_grpc.IntentsExtensionStub(channel)
+        before = await checking_balance(stub)
+        requests = [handle_request(f"bench-{uuid.uuid4().hex}") for _ in range(args.payments)]
+        latencies = []
+        failures = []
+        queue = iter(requests)
+
+        async def worker():
+            for request in queue:
+                started = time.perf_counter()
+                answer = await stub.Handle(request)
+                latencies.append(time.perf_counter() - started)
+                if answer.response.code_name != "success" or answer.replayed:
+                    failures.append(answer.response.code_name)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+        elapsed = time.perf_counter() - started
+        after = await checking_balance(stub)
+    if failures:
+        sys.exit(f"{len(failures)} payments did not succeed: {sorted(set(failures))}")
+    if before - after != args.payments * 100:
+        sys.exit(f"Rainbow Checking went from {before} to {after} cents, expected -{args.payments * 100}")
+    latencies.sort()
+    p50 = latencies[len(latencies) // 2] * 1000
+    p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
+    print(
+        f"result round={args.round} concurrency={args.concurrency} payments={args.payments} "
+        f"rate={args.payments / elapsed:.1f} p50_ms={p50:.2f} p99_ms={p99:.2f} balance_checked=yes"
+    )
+
+
+asyncio.run(main())
