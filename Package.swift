@@ -50,6 +50,7 @@ let package = Package(
   products: [
     .executable(name: "messaging-service", targets: ["MessagingService"]),
     .executable(name: "payments-service", targets: ["PaymentsService"]),
+    .executable(name: "ridebooking-service", targets: ["RideBookingService"]),
     .executable(name: "gateway", targets: ["GatewayService"]),
     .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
@@ -110,6 +111,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    .target(
+      name: "RideBooking",
+      dependencies: ["IntentsKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      swiftSettings: strictSettings
+    ),
+
     // The gateway: routing, conversation, layout. It links no domain code and no domain types.
     .target(
       name: "Gateway",
@@ -124,6 +131,9 @@ let package = Package(
     service(
       "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
     service("PaymentsService", folder: "Payments", dependencies: ["IntentsKit", "Payments", argumentParser, logging]),
+    service(
+      "RideBookingService", folder: "RideBooking", dependencies: ["IntentsKit", "RideBooking", argumentParser, logging]
+    ),
 
     .executableTarget(
       name: "GatewayService",
@@ -170,6 +180,14 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "RideBookingTests",
+      dependencies: [
+        "RideBooking", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "RideBookingProtos", grpcCore,
+        grpcInProcess, grpcHTTP2, grpcProtobuf, swiftProtobuf, sqlKit, logging,
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "GatewayTests",
       dependencies: [
         "Gateway", "IntentsKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
@@ -180,7 +198,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "IntentsKit", grpcCore, grpcHTTP2,
+        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "IntentsKit",
+        grpcCore, grpcHTTP2,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings

@@ -18,8 +18,9 @@ package enum UnicornChat {
       vocabularyTypes: [.contactName, .contactGroupName],
       migrations: MessagingSchema.migrations,
       seed: MessagingSeed.seed
-    ) { store in
-      IntentRegistry([
+    ) { resources in
+      let store = resources.store
+      return IntentRegistry([
         .handler(SendMessageHandler.self, view: AnyIntentViewController(SendMessageViewController())) {
           SendMessageHandler(store: store, identifiers: identifiers)
         },

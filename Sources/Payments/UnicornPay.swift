@@ -24,8 +24,9 @@ package enum UnicornPay {
         let settled = try await ScheduledSettlement.settleDue(store: store, now: now, identifiers: identifiers)
         if settled > 0 { logger.info("settled scheduled payments", metadata: ["count": "\(settled)"]) }
       }
-    ) { store in
-      IntentRegistry([
+    ) { resources in
+      let store = resources.store
+      return IntentRegistry([
         .handler(SendPaymentHandler.self, view: AnyIntentViewController(SendPaymentViewController())) {
           SendPaymentHandler(store: store, identifiers: identifiers)
         },

@@ -28,7 +28,9 @@ final class ServiceProcess: Sendable {
   }
 
   /// Starts `executable` with `arguments` and waits until it prints "serving on HOST:PORT".
-  init(_ executable: String, arguments: [String], timeout: Duration = .seconds(60)) async throws {
+  init(
+    _ executable: String, arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60)
+  ) async throws {
     let url = Self.binDirectory.appendingPathComponent(executable)
     guard FileManager.default.isExecutableFile(atPath: url.path) else {
       throw Failure(description: "\(url.path) is not built; run `swift build` before the tests")
@@ -36,6 +38,9 @@ final class ServiceProcess: Sendable {
     let process = Process()
     process.executableURL = url
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe

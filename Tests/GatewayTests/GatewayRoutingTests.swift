@@ -246,6 +246,24 @@ struct GatewayRoutingTests {
         return phases
       }
       #expect(phases == ["received", "confirmed", "completed"])
+
+      // A client that leaves an endless stream: the gateway cancels the domain's stream too.
+      var endless = try Harness.intent("INHornIntent")
+      endless.identifier = "endless"
+      let first = try await harness.extensionClient.startSendingUpdates(
+        .with {
+          $0.context = Harness.context; $0.intent = endless
+        }
+      ) { response -> String? in
+        for try await update in response.messages { return update.response.codeName }
+        return nil
+      }
+      #expect(first == "received")
+      let giveUp = ContinuousClock.now + .seconds(10)
+      while !horn.seen.calls.contains("StartSendingUpdates cancelled"), ContinuousClock.now < giveUp {
+        await Task.yield()
+      }
+      #expect(horn.seen.calls.contains("StartSendingUpdates cancelled"))
     }
   }
 }

@@ -81,8 +81,12 @@ package struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServicePr
   ) async throws -> StreamingServerResponse<Intentmesh_V1_LiveUpdate> {
     let call = try router.call(
       for: request.message.intent, context: request.message.context, metadata: request.metadata, elapsed: .zero)
+    let message = request.message
     return StreamingServerResponse { writer in
-      try await call.startSendingUpdates(request.message) { try await writer.write($0) }
+      // A client that leaves cancels the upstream stream too.
+      try await RPCCancellation.cancellingWithRPC {
+        try await call.startSendingUpdates(message) { try await writer.write($0) }
+      }
       return [:]
     }
   }

@@ -13,6 +13,7 @@ struct UpCommand: AsyncParsableCommand {
   static let domains: [(product: String, offset: Int, database: String)] = [
     ("messaging-service", 1, "messaging.sqlite"),
     ("payments-service", 2, "payments.sqlite"),
+    ("ridebooking-service", 3, "ridebooking.sqlite"),
   ]
 
   @Option(help: "Folder for the SQLite files and logs.")
@@ -53,11 +54,11 @@ struct UpCommand: AsyncParsableCommand {
       children.append((gateway, "gateway"))
       let gatewayAddress = try await gateway.waitUntilServing()
       Terminal.say("IntentMesh is up:")
-      Terminal.say("  gateway            \(gatewayAddress)")
+      Terminal.say("  gateway             \(gatewayAddress)")
       for ((_, name), address) in zip(children, domainAddresses) {
-        Terminal.say("  \(name.padding(toLength: 18, withPad: " ", startingAt: 0)) \(address)")
+        Terminal.say("  \(name.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
       }
-      Terminal.say("  data and logs      \(dataURL.path)")
+      Terminal.say("  data and logs       \(dataURL.path)")
       Terminal.say("Ctrl-C stops everything.")
     } catch {
       await Self.stopAll(children)

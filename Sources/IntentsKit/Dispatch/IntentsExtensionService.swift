@@ -165,13 +165,18 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       guard let liveUpdates = registration.liveUpdates else {
         throw IntentMeshError.liveUpdatesUnsupported(intentClass: intent.intentClass)
       }
-      try await liveUpdates(payload(of: intent), intentContext) { answer in
-        let built = InteractionBuilder.build(intent: intent, answer: answer, status: answer.status, date: scope.now())
-        try await response.write(
-          .with {
-            $0.response = built.response
-            $0.interaction = built.interaction
-          })
+      let payload = payload(of: intent)
+      let scope = scope
+      // A client that leaves cancels the stream's work, and with it whatever the handler waits on.
+      try await RPCCancellation.cancellingWithRPC {
+        try await liveUpdates(payload, intentContext) { answer in
+          let built = InteractionBuilder.build(intent: intent, answer: answer, status: answer.status, date: scope.now())
+          try await response.write(
+            .with {
+              $0.response = built.response
+              $0.interaction = built.interaction
+            })
+        }
       }
     }
   }

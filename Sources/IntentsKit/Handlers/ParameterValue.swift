@@ -115,3 +115,9 @@ extension Intentmesh_V1_Placemark: ParameterValue {
     return [thoroughfare, locality].filter { !$0.isEmpty }.joined(separator: ", ")
   }
 }
+
+extension Intentmesh_V1_PaymentMethod: ParameterValue {
+  package var displayText: String {
+    identificationHint.isEmpty ? name : "\(name) ••\(identificationHint)"
+  }
+}

@@ -61,6 +61,18 @@ package struct AppIntentVocabularyPlist: Decodable, Sendable, Equatable {
     intentPhrases = try container.decodeIfPresent([IntentPhrase].self, forKey: .intentPhrases) ?? []
   }
 
+  /// The manifest folder's `AppIntentVocabulary.plist`, or an empty vocabulary when it has none.
+  package static func load(inManifest directory: URL) throws -> AppIntentVocabularyPlist {
+    let url = directory.appendingPathComponent("AppIntentVocabulary.plist")
+    return FileManager.default.fileExists(atPath: url.path) ? try load(from: url) : try empty()
+  }
+
+  /// The terms declared for `parameterName` ("INRequestRideIntent.rideOptionName"), each with its
+  /// synonyms' phrases.
+  package func items(for parameterName: String) -> [Item] {
+    parameterVocabularies.filter { $0.parameterNames.contains(parameterName) }.flatMap(\.items)
+  }
+
   package static func load(from url: URL) throws -> AppIntentVocabularyPlist {
     do {
       return try PropertyListDecoder().decode(AppIntentVocabularyPlist.self, from: Data(contentsOf: url))

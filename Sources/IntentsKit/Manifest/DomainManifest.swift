@@ -18,10 +18,7 @@ package struct DomainManifest: Sendable {
     vocabularyTypes: [Intentmesh_V1_VocabularyStringType]
   ) throws -> DomainManifest {
     let info = try ExtensionInfoPlist.load(from: directory.appendingPathComponent("Info.plist"))
-    let vocabularyURL = directory.appendingPathComponent("AppIntentVocabulary.plist")
-    let vocabulary =
-      FileManager.default.fileExists(atPath: vocabularyURL.path)
-      ? try AppIntentVocabularyPlist.load(from: vocabularyURL) : try AppIntentVocabularyPlist.empty()
+    let vocabulary = try AppIntentVocabularyPlist.load(inManifest: directory)
     return try DomainManifest(info: info, vocabulary: vocabulary, registry: registry, vocabularyTypes: vocabularyTypes)
   }
 

@@ -7,8 +7,8 @@ package import IntentMeshProtos
 package struct DomainDefinition: Sendable {
   /// The executable's name, e.g. "messaging-service".
   package var serviceName: String
-  /// The handlers, built over the opened store.
-  package var makeRegistry: @Sendable (any IntentStore) -> IntentRegistry
+  /// The handlers, built over the opened store and the manifest's app vocabulary.
+  package var makeRegistry: @Sendable (DomainResources) -> IntentRegistry
   package var vocabularyTypes: [Intentmesh_V1_VocabularyStringType]
   package var migrations: [SchemaMigration]
   /// Fills an empty store with demo data; must be idempotent.
@@ -23,7 +23,7 @@ package struct DomainDefinition: Sendable {
     migrations: [SchemaMigration],
     seed: @escaping @Sendable (any IntentStore) async throws -> Void,
     maintenance: DomainMaintenance? = nil,
-    makeRegistry: @escaping @Sendable (any IntentStore) -> IntentRegistry
+    makeRegistry: @escaping @Sendable (DomainResources) -> IntentRegistry
   ) {
     self.serviceName = serviceName
     self.vocabularyTypes = vocabularyTypes

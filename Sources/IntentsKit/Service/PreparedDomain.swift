@@ -25,7 +25,8 @@ package struct PreparedDomain: Sendable {
   ) async throws -> PreparedDomain {
     try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + definition.migrations)
     try await definition.seed(store)
-    let registry = definition.makeRegistry(store)
+    let registry = definition.makeRegistry(
+      DomainResources(store: store, appVocabulary: try AppIntentVocabularyPlist.load(inManifest: manifestDirectory)))
     let manifest = try DomainManifest.load(
       directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes)
     let board = HealthStatusBoard()

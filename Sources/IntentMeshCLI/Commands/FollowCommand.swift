@@ -1,0 +1,55 @@
+import SwiftProtobuf
+import ArgumentParser
+import Foundation
+import IntentMeshProtos
+import GRPCCore
+
+/// Live updates of an intent in progress (SiriKit's `startSendingUpdates(for:to:)`), laid out as
+/// they come, until the intent ends or Ctrl-C.
+struct FollowCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "follow",
+    abstract: "Follow an intent's live updates through the gateway, e.g. INGetRideStatusIntent.")
+
+  @OptionGroup var options: IntentOptions
+
+  func run() async throws {
+    try await GatewayClient.with(options.gateway) { gateway, extensions in
+      let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
+      guard route.declaration.supportsLiveUpdates else {
+        throw CLIError("\(options.intentClass) sends no live updates (\(route.appName) does not declare them)")
+      }
+      let first = try Conversation.firstRequest(options, route: route)
+      let count = try await extensions.startSendingUpdates(
+        .with {
+          $0.context = first.context
+          $0.intent = first.intent
+        }
+      ) { response in
+        var count = 0
+        for try await update in response.messages {
+          count += 1
+          let layout = try await gateway.layout(
+            .with {
+              $0.context = first.context
+              $0.interactions = [update.interaction]
+              $0.display = Conversation.display
+            })
+          let time = Self.clock.string(from: update.interaction.date.date)
+          Terminal.say("\(route.appName) [\(time)] update \(count): \(update.response.codeName)")
+          if let section = layout.layouts.first, !section.sections.isEmpty {
+            Terminal.say(LayoutPrinter.text(section, declaration: route.declaration))
+          }
+        }
+        return count
+      }
+      Terminal.say("\(route.appName): updates ended after \(count)")
+    }
+  }
+
+  static let clock: DateFormatter = {
+    let formatter = DateFormatter()
+    formatter.dateFormat = "HH:mm:ss"
+    return formatter
+  }()
+}

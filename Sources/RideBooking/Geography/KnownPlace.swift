@@ -1,0 +1,61 @@
+internal import Foundation
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import SQLKit
+
+/// A place UnicornRides knows by name ("300 Post Street", "the forest"), for placemarks a client
+/// sends without coordinates.
+package struct KnownPlace: Sendable, Equatable {
+  package var name: String
+  /// Other names it answers to, e.g. "the forest".
+  package var aliases: [String]
+  package var point: GeoPoint
+  package var thoroughfare: String
+  package var locality: String
+
+  package init(name: String, aliases: [String] = [], point: GeoPoint, thoroughfare: String = "", locality: String) {
+    self.name = name
+    self.aliases = aliases
+    self.point = point
+    self.thoroughfare = thoroughfare
+    self.locality = locality
+  }
+
+  package var placemark: Intentmesh_V1_Placemark {
+    .with {
+      $0.name = name
+      $0.location = point.location
+      $0.thoroughfare = thoroughfare
+      $0.locality = locality
+      $0.isoCountryCode = "US"
+    }
+  }
+}
+
+/// Reads and writes known places.
+package enum PlaceBook {
+  package static func places(in database: any SQLDatabase) async throws -> [KnownPlace] {
+    try await database.raw(
+      "SELECT name, aliases, latitude, longitude, thoroughfare, locality FROM rides_places ORDER BY name"
+    ).all().map { row in
+      KnownPlace(
+        name: try row.decode(column: "name", as: String.self),
+        aliases: try row.decode(column: "aliases", as: String.self).split(separator: ";").map(String.init),
+        point: GeoPoint(
+          latitude: try row.decode(column: "latitude", as: Double.self),
+          longitude: try row.decode(column: "longitude", as: Double.self)),
+        thoroughfare: try row.decode(column: "thoroughfare", as: String.self),
+        locality: try row.decode(column: "locality", as: String.self))
+    }
+  }
+
+  package static func add(_ place: KnownPlace, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO rides_places (name, aliases, latitude, longitude, thoroughfare, locality)
+      VALUES (\(bind: place.name), \(bind: place.aliases.joined(separator: ";")), \(bind: place.point.latitude),
+              \(bind: place.point.longitude), \(bind: place.thoroughfare), \(bind: place.locality))
+      """
+    ).run()
+  }
+}

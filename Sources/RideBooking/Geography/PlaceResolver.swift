@@ -1,0 +1,64 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import RideBookingProtos
+package import IntentMeshProtos
+package import IntentsKit
+
+/// The programming guide's rule for a pickup or drop-off: inside the service area → success,
+/// outside → unsupported, missing → needs value. A placemark without coordinates is looked up by
+/// name among the known places.
+package struct PlaceResolver: Sendable {
+  package let area: ServiceArea
+  package let places: [KnownPlace]
+
+  package init(area: ServiceArea, places: [KnownPlace]) {
+    self.area = area
+    self.places = places
+  }
+
+  /// True when the placemark names nothing.
+  package static func isEmpty(_ placemark: Intentmesh_V1_Placemark) -> Bool {
+    GeoPoint(placemark) == nil && placemark.name.isEmpty && placemark.thoroughfare.isEmpty
+  }
+
+  /// The places a placemark without coordinates may mean.
+  package func candidates(for placemark: Intentmesh_V1_Placemark) -> [KnownPlace] {
+    let spoken = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }
+    return places.filter { place in
+      spoken.contains { phrase in ([place.name] + place.aliases).contains { NameMatching.matches(phrase, $0) } }
+    }
+  }
+
+  /// The placemark with coordinates: as given, or the one known place its name means.
+  package func located(_ placemark: Intentmesh_V1_Placemark) -> Intentmesh_V1_Placemark? {
+    if GeoPoint(placemark) != nil { return placemark }
+    let found = candidates(for: placemark)
+    return found.count == 1 ? found[0].placemark : nil
+  }
+
+  package func resolve(_ placemark: Intentmesh_V1_Placemark, prompt: String) -> ResolutionResult<
+    Intentmesh_V1_Placemark
+  > {
+    guard !Self.isEmpty(placemark) else { return .needsValue(prompt: prompt) }
+    if let point = GeoPoint(placemark) {
+      return area.contains(point) ? .success(placemark) : outside(placemark)
+    }
+    let found = candidates(for: placemark)
+    switch found.count {
+    case 0:
+      return .unsupported(ResolutionReason(message: "UnicornRides can't find \(placemark.displayText)."))
+    case 1:
+      return area.contains(found[0].point) ? .success(found[0].placemark) : outside(found[0].placemark)
+    default:
+      return .disambiguation(found.map(\.placemark), prompt: "Which \(placemark.displayText)?")
+    }
+  }
+
+  private func outside(_ placemark: Intentmesh_V1_Placemark) -> ResolutionResult<Intentmesh_V1_Placemark> {
+    .unsupported(
+      ResolutionReason(
+        PlacemarkUnsupportedReason.outsideServiceArea,
+        "\(placemark.displayText.isEmpty ? "That place" : placemark.displayText) is outside UnicornRides' service area."
+      ))
+  }
+}

@@ -1,0 +1,80 @@
+internal import Foundation
+internal import Logging
+internal import SwiftProtobuf
+internal import RideBookingProtos
+internal import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// INSendRideFeedbackIntent: a rating from 0 to 10 and a tip for a completed ride, once. A ride
+/// still running or cancelled takes no feedback.
+package struct SendRideFeedbackHandler: IntentHandler {
+  package typealias Intent = SendRideFeedbackIntent
+  package typealias Response = SendRideFeedbackIntentResponse
+
+  package static let intentClass = "INSendRideFeedbackIntent"
+  /// The largest tip, in cents.
+  package static let maximumTipCents: Int64 = 10_000
+  package static var parameters: [IntentParameter<Self>] {
+    [
+      .value("rideIdentifier", \.rideIdentifier, label: "Ride"),
+      .value("rating", \.rating, label: "Rating", resolve: Self.resolveRating),
+      .value("tip", \.tip, label: "Tip"),
+    ]
+  }
+
+  let store: any IntentStore
+
+  package init(store: any IntentStore) { self.store = store }
+
+  func resolveRating(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Int32> {
+    guard intent.hasRating else { return .notRequired }
+    guard (0...10).contains(intent.rating) else {
+      return .unsupported(ResolutionReason(message: "A rating is from 0 to 10."))
+    }
+    return .success(intent.rating)
+  }
+
+  func plan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
+    (Ride, Int?, Int64?), RideRefusal<Response>
+  > {
+    let desk = try await RideDesk.load(userID: context.userID, in: database)
+    guard let schedule = desk.ride(intent.rideIdentifier, at: context.now) else {
+      return .failure(RideRefusal(.failure, "noRide"))
+    }
+    guard schedule.isFinished(at: context.now), schedule.ride.canceledAt == nil else {
+      return .failure(RideRefusal(.failure, "rideNotCompleted"))
+    }
+    guard !schedule.ride.hasFeedback else { return .failure(RideRefusal(.failure, "feedbackAlreadySent")) }
+    guard intent.hasRating || intent.hasTip else { return .failure(RideRefusal(.failure, "noFeedback")) }
+    if intent.hasRating, !(0...10).contains(intent.rating) { return .failure(RideRefusal(.failure, "invalidRating")) }
+    var tip: Int64?
+    if intent.hasTip {
+      guard let cents = intent.tip.cents, intent.tip.currencyCode.isEmpty || intent.tip.currencyCode == "USD",
+        (0...Self.maximumTipCents).contains(cents)
+      else { return .failure(RideRefusal(.failure, "invalidTip")) }
+      tip = cents
+    }
+    return .success((schedule.ride, intent.hasRating ? Int(intent.rating) : nil, tip))
+  }
+
+  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+    try await store.read { database in
+      switch try await plan(intent: intent, context: context, database: database) {
+      case .failure(let refusal): return refusal.answer
+      case .success: return IntentAnswer(code: .ready)
+      }
+    }
+  }
+
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
+    switch try await plan(intent: intent, context: context, database: database) {
+    case .failure(let refusal): return refusal.answer
+    case .success(let (ride, rating, tip)):
+      try await RideBook.recordFeedback(ride.id, rating: rating, tipCents: tip, in: database)
+      return IntentAnswer(code: .success)
+    }
+  }
+}

@@ -1,0 +1,87 @@
+internal import Foundation
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import SQLKit
+
+/// A driver and the vehicle they drive, and where they wait for a ride (their stable).
+package struct Driver: Sendable, Equatable {
+  package var id: String
+  package var givenName: String
+  package var familyName: String
+  package var rating: String
+  package var phoneNumber: String
+  package var registrationPlate: String
+  package var stable: GeoPoint
+
+  package init(
+    id: String, givenName: String, familyName: String, rating: String, phoneNumber: String, registrationPlate: String,
+    stable: GeoPoint
+  ) {
+    self.id = id
+    self.givenName = givenName
+    self.familyName = familyName
+    self.rating = rating
+    self.phoneNumber = phoneNumber
+    self.registrationPlate = registrationPlate
+    self.stable = stable
+  }
+
+  package var person: Intentmesh_V1_Person {
+    .with {
+      $0.displayName = "\(givenName) \(familyName)"
+      $0.customIdentifier = id
+      $0.nameComponents = .with {
+        $0.givenName = givenName
+        $0.familyName = familyName
+      }
+      $0.personHandle = .with {
+        $0.value = phoneNumber
+        $0.type = .phoneNumber
+      }
+    }
+  }
+}
+
+/// Reads and writes the driver roster.
+package enum DriverRoster {
+  package static func drivers(in database: any SQLDatabase) async throws -> [Driver] {
+    try await database.raw(
+      """
+      SELECT driver_id, given_name, family_name, rating, phone_number, registration_plate, latitude, longitude
+      FROM rides_drivers ORDER BY driver_id
+      """
+    ).all().map { row in
+      Driver(
+        id: try row.decode(column: "driver_id", as: String.self),
+        givenName: try row.decode(column: "given_name", as: String.self),
+        familyName: try row.decode(column: "family_name", as: String.self),
+        rating: try row.decode(column: "rating", as: String.self),
+        phoneNumber: try row.decode(column: "phone_number", as: String.self),
+        registrationPlate: try row.decode(column: "registration_plate", as: String.self),
+        stable: GeoPoint(
+          latitude: try row.decode(column: "latitude", as: Double.self),
+          longitude: try row.decode(column: "longitude", as: Double.self)))
+    }
+  }
+
+  package static func add(_ driver: Driver, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO rides_drivers (driver_id, given_name, family_name, rating, phone_number, registration_plate,
+                                 latitude, longitude)
+      VALUES (\(bind: driver.id), \(bind: driver.givenName), \(bind: driver.familyName), \(bind: driver.rating),
+              \(bind: driver.phoneNumber), \(bind: driver.registrationPlate), \(bind: driver.stable.latitude),
+              \(bind: driver.stable.longitude))
+      """
+    ).run()
+  }
+
+  /// The driver whose stable is nearest `pickup` (ties by id): who gets dispatched.
+  package static func nearest(to pickup: GeoPoint, among drivers: [Driver]) -> Driver? {
+    drivers.min { a, b in
+      let da = a.stable.distanceKilometres(to: pickup)
+      let db = b.stable.distanceKilometres(to: pickup)
+      return da == db ? a.id < b.id : da < db
+    }
+  }
+}

@@ -1,0 +1,65 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import IntentMeshProtos
+package import IntentsKit
+internal import SQLKit
+
+/// Demo data: the sessions' places in San Francisco ("300 Post Street", "Bill Graham
+/// Auditorium", "the forest"), two places outside the service area, three drivers in their stables,
+/// and the riders `diana` (pays with Apple Pay) and `sleepy` (credentials not verified).
+package enum RideBookingSeed {
+  package static let demoUser = "diana"
+
+  package static let places: [KnownPlace] = [
+    KnownPlace(
+      name: "300 Post Street", point: GeoPoint(latitude: 37.7887, longitude: -122.4074), thoroughfare: "300 Post St",
+      locality: "San Francisco"),
+    KnownPlace(
+      name: "Bill Graham Auditorium", aliases: ["Bill Graham Civic Auditorium"],
+      point: GeoPoint(latitude: 37.7784, longitude: -122.4177), thoroughfare: "99 Grove St", locality: "San Francisco"),
+    KnownPlace(
+      name: "Unicorn Forest", aliases: ["the forest", "forest"],
+      point: GeoPoint(latitude: 37.7989, longitude: -122.4662),
+      locality: "San Francisco"),
+    KnownPlace(
+      name: "Moscone West", point: GeoPoint(latitude: 37.7840, longitude: -122.4010), thoroughfare: "800 Howard St",
+      locality: "San Francisco"),
+    KnownPlace(
+      name: "Ferry Building", point: GeoPoint(latitude: 37.7955, longitude: -122.3937), locality: "San Francisco"),
+    KnownPlace(name: "Muir Woods", point: GeoPoint(latitude: 37.8970, longitude: -122.5811), locality: "Mill Valley"),
+    KnownPlace(name: "San Jose", point: GeoPoint(latitude: 37.3382, longitude: -121.8863), locality: "San Jose"),
+  ]
+
+  package static let drivers: [Driver] = [
+    Driver(
+      id: "twilight", givenName: "Twilight", familyName: "Hoof", rating: "4.9", phoneNumber: "+1 415 555 0101",
+      registrationPlate: "UNCRN 1", stable: GeoPoint(latitude: 37.7936, longitude: -122.3965)),
+    Driver(
+      id: "stardust", givenName: "Stardust", familyName: "Mane", rating: "4.7", phoneNumber: "+1 415 555 0102",
+      registrationPlate: "UNCRN 2", stable: GeoPoint(latitude: 37.7694, longitude: -122.4862)),
+    Driver(
+      id: "moonbeam", givenName: "Moonbeam", familyName: "Gallop", rating: "5.0", phoneNumber: "+1 415 555 0103",
+      registrationPlate: "UNCRN 3", stable: GeoPoint(latitude: 37.7599, longitude: -122.4148)),
+  ]
+
+  /// Fills an empty store; does nothing when the demo rider exists.
+  package static func seed(_ store: any IntentStore) async throws {
+    try await store.write { database in
+      if try await Rider.load(demoUser, in: database) != nil { return }
+      try await Rider(
+        userID: demoUser, displayName: "Diana Huang",
+        paymentMethod: .with {
+          $0.type = .applePay; $0.name = "Apple Pay"
+        }
+      ).save(in: database)
+      try await Rider(
+        userID: "sleepy", displayName: "Sleepy Hollow", credentialsVerified: false,
+        paymentMethod: .with {
+          $0.type = .credit; $0.name = "Sparkle Card"; $0.identificationHint = "0042"
+        }
+      ).save(in: database)
+      for place in places { try await PlaceBook.add(place, in: database) }
+      for driver in drivers { try await DriverRoster.add(driver, in: database) }
+    }
+  }
+}

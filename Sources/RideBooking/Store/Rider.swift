@@ -1,0 +1,51 @@
+internal import Foundation
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import SQLKit
+
+/// A UnicornRides user: whether their credentials are verified, and how they pay.
+package struct Rider: Sendable, Equatable {
+  package var userID: String
+  package var displayName: String
+  package var credentialsVerified: Bool
+  package var paymentMethod: Intentmesh_V1_PaymentMethod
+
+  package init(
+    userID: String, displayName: String, credentialsVerified: Bool = true, paymentMethod: Intentmesh_V1_PaymentMethod
+  ) {
+    self.userID = userID
+    self.displayName = displayName
+    self.credentialsVerified = credentialsVerified
+    self.paymentMethod = paymentMethod
+  }
+
+  package static func load(_ userID: String, in database: any SQLDatabase) async throws -> Rider? {
+    try await database.raw(
+      """
+      SELECT display_name, credentials_verified, payment_method_type, payment_method_name, payment_method_hint
+      FROM rides_riders WHERE user_id = \(bind: userID)
+      """
+    ).first().map { row in
+      Rider(
+        userID: userID,
+        displayName: try row.decode(column: "display_name", as: String.self),
+        credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
+        paymentMethod: try .with {
+          $0.type = .init(rawValue: try row.decode(column: "payment_method_type", as: Int.self)) ?? .unspecified
+          $0.name = try row.decode(column: "payment_method_name", as: String.self)
+          $0.identificationHint = try row.decode(column: "payment_method_hint", as: String.self)
+        })
+    }
+  }
+
+  package func save(in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      INSERT INTO rides_riders (user_id, display_name, credentials_verified, payment_method_type, payment_method_name,
+                                payment_method_hint)
+      VALUES (\(bind: userID), \(bind: displayName), \(bind: credentialsVerified ? 1 : 0),
+              \(bind: paymentMethod.type.rawValue), \(bind: paymentMethod.name), \(bind: paymentMethod.identificationHint))
+      """
+    ).run()
+  }
+}

@@ -1,0 +1,64 @@
+internal import Foundation
+internal import Logging
+internal import RideBookingProtos
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import IntentsKit
+
+/// UnicornRides, the ride-booking domain of sessions 217 and 214: five intents, live ride status on
+/// a clock, the Unicorn Ride view, its schema and demo data.
+package enum UnicornRides {
+  /// The service's default port.
+  package static let defaultPort = 50063
+  /// The environment variable that sets the service area (see `ServiceArea.parse`).
+  package static let serviceAreaVariable = "UNICORNRIDES_SERVICE_AREA"
+  /// The environment variable that makes rides run faster than the wall clock (a number; 1 is real time).
+  package static let clockSpeedVariable = "UNICORNRIDES_CLOCK_SPEED"
+
+  /// The clock the environment configures: the wall clock, or an accelerated one.
+  package static func configuredClock(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    -> any DomainClock
+  {
+    guard let text = environment[clockSpeedVariable], !text.isEmpty else { return SystemClock() }
+    guard let speed = Double(text), speed > 0 else {
+      throw ServiceArea.ParseError(description: "\(clockSpeedVariable) must be a positive number, not \"\(text)\"")
+    }
+    return speed == 1 ? SystemClock() : AcceleratedClock(speed: speed)
+  }
+
+  /// The service area the environment configures, San Francisco by default.
+  package static func configuredArea(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
+    -> ServiceArea
+  {
+    guard let text = environment[serviceAreaVariable], !text.isEmpty else { return .sanFrancisco }
+    return try ServiceArea.parse(text)
+  }
+
+  /// The domain as the runtime runs it. Rides move on `clock`; the service's `now` must be the
+  /// same clock's.
+  package static func definition(
+    area: ServiceArea = .sanFrancisco, clock: any DomainClock = SystemClock(),
+    identifiers: any IdentifierGenerator = UUIDIdentifierGenerator()
+  ) -> DomainDefinition {
+    DomainDefinition(
+      serviceName: "ridebooking-service",
+      vocabularyTypes: [],
+      migrations: RideBookingSchema.migrations,
+      seed: RideBookingSeed.seed
+    ) { resources in
+      let store = resources.store
+      let offers = RideOfferMatcher(vocabulary: resources.appVocabulary)
+      return IntentRegistry([
+        .handler(ListRideOptionsHandler.self) { ListRideOptionsHandler(store: store, area: area) },
+        .handler(RequestRideHandler.self, view: AnyIntentViewController(RequestRideViewController())) {
+          RequestRideHandler(store: store, area: area, offers: offers, identifiers: identifiers)
+        },
+        .liveHandler(GetRideStatusHandler.self, view: AnyIntentViewController(RideStatusViewController())) {
+          GetRideStatusHandler(store: store, clock: clock)
+        },
+        .handler(CancelRideHandler.self) { CancelRideHandler(store: store) },
+        .handler(SendRideFeedbackHandler.self) { SendRideFeedbackHandler(store: store) },
+      ])
+    }
+  }
+}

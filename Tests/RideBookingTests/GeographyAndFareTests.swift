@@ -1,0 +1,63 @@
+import Foundation
+import IntentMeshProtos
+import IntentsKit
+@testable import RideBooking
+import RideBookingProtos
+import SwiftProtobuf
+import Testing
+
+@Suite("Service area, distances and fares")
+struct GeographyAndFareTests {
+  let postStreet = GeoPoint(latitude: 37.7887, longitude: -122.4074)
+  let billGraham = GeoPoint(latitude: 37.7784, longitude: -122.4177)
+
+  @Test("San Francisco's polygon holds the sessions' places and not Muir Woods or San Jose")
+  func sanFrancisco() {
+    let area = ServiceArea.sanFrancisco
+    #expect(area.contains(postStreet) && area.contains(billGraham))
+    #expect(!area.contains(GeoPoint(latitude: 37.8970, longitude: -122.5811)))
+    #expect(!area.contains(GeoPoint(latitude: 37.3382, longitude: -121.8863)))
+  }
+
+  @Test("the configured area: polygon or circle; malformed text is refused with the reason")
+  func parsing() throws {
+    let circle = try ServiceArea.parse("circle:37.7749,-122.4194,2")
+    #expect(circle.contains(postStreet))
+    #expect(!circle.contains(GeoPoint(latitude: 37.7989, longitude: -122.4662)))
+    let triangle = try ServiceArea.parse("polygon:37.80,-122.42;37.80,-122.40;37.77,-122.41")
+    #expect(triangle.contains(postStreet))
+    #expect(!triangle.contains(GeoPoint(latitude: 37.7600, longitude: -122.4500)))
+    for bad in ["square:1,2", "circle:1,2", "circle:1,2,-3", "polygon:1,2;3,4", "polygon:1,x;2,3;4,5"] {
+      #expect(throws: ServiceArea.ParseError.self, "\(bad)") { try ServiceArea.parse(bad) }
+    }
+    #expect(try UnicornRides.configuredArea([:]) == .sanFrancisco)
+    #expect(try UnicornRides.configuredArea(["UNICORNRIDES_SERVICE_AREA": "circle:1,2,3"]) != .sanFrancisco)
+  }
+
+  @Test("haversine distance and interpolation")
+  func distance() {
+    let kilometres = postStreet.distanceKilometres(to: billGraham)
+    #expect(kilometres > 1.4 && kilometres < 1.5)
+    #expect(postStreet.interpolated(to: billGraham, fraction: 0) == postStreet)
+    #expect(postStreet.interpolated(to: billGraham, fraction: 1) == billGraham)
+    #expect(postStreet.interpolated(to: billGraham, fraction: 2) == billGraham)
+  }
+
+  @Test("fares in exact cents: base, distance, riders beyond two, evening surge, booking fee")
+  func fares() {
+    let pegasus = RideOffer.catalog[2]
+    let morning = RideFixture.start
+    let fare = FareCalculator.fare(
+      pegasus, kilometres: 2, partySize: 6, at: morning, timeZone: RideFixture.sanFrancisco)
+    #expect(fare.lineItems.map(\.title) == ["Base fare", "Distance (2.0 km)", "4 extra riders", "Booking fee"])
+    #expect(fare.totalCents == 900 + 800 + 600 + 150)
+    #expect(fare.maximumCents == (2_450 * 6 + 4) / 5)
+    #expect(fare.surge == "")
+    let evening = morning.addingTimeInterval(9 * 3600)  // 18:00 in San Francisco
+    let surged = FareCalculator.fare(
+      pegasus, kilometres: 2, partySize: 1, at: evening, timeZone: RideFixture.sanFrancisco)
+    #expect(surged.surge == "1.5x Surge")
+    #expect(surged.lineItems.map(\.title) == ["Base fare", "Distance (2.0 km)", "Surge 1.5x", "Booking fee"])
+    #expect(surged.totalCents == 900 + 800 + 850 + 150)
+  }
+}

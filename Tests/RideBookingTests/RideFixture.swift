@@ -1,0 +1,121 @@
+import Foundation
+import IntentMeshProtos
+import IntentsKit
+import IntentsKitTesting
+import Logging
+@testable import RideBooking
+import RideBookingProtos
+import SQLKit
+import SwiftProtobuf
+
+/// UnicornRides' store, migrated and seeded in a fresh SQLite file, with handlers over it and a
+/// manual clock: a whole ride runs in no time.
+struct RideFixture {
+  /// 2026-05-22 09:00 in San Francisco (16:00 UTC): no surge.
+  static let start = Date(timeIntervalSince1970: 1_779_465_600)
+  static let sanFrancisco = TimeZone(identifier: "America/Los_Angeles")!
+  static let manifest = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("Services/RideBooking/Manifest")
+
+  let store: SQLiteStore
+  let clock: ManualClock
+  let identifiers = SequentialIdentifierGenerator(prefix: "ride")
+  let vocabulary: AppIntentVocabularyPlist
+
+  static func with<T: Sendable>(_ body: (RideFixture) async throws -> T) async throws -> T {
+    let path = TemporaryDatabase.path(named: "rides-test")
+    defer { TemporaryDatabase.remove(path) }
+    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+    do {
+      try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + RideBookingSchema.migrations)
+      try await RideBookingSeed.seed(store)
+      let fixture = RideFixture(
+        store: store, clock: ManualClock(start: start),
+        vocabulary: try AppIntentVocabularyPlist.load(inManifest: manifest))
+      let result = try await body(fixture)
+      try await store.close()
+      return result
+    } catch {
+      try? await store.close()
+      throw error
+    }
+  }
+
+  func context(user: String = RideBookingSeed.demoUser) -> IntentContext {
+    IntentContext(userID: user, timeZone: Self.sanFrancisco, intentIdentifier: "test", now: clock.now())
+  }
+
+  var list: ListRideOptionsHandler { ListRideOptionsHandler(store: store, area: .sanFrancisco) }
+  var request: RequestRideHandler {
+    RequestRideHandler(
+      store: store, area: .sanFrancisco, offers: RideOfferMatcher(vocabulary: vocabulary), identifiers: identifiers)
+  }
+  var status: GetRideStatusHandler { GetRideStatusHandler(store: store, clock: clock) }
+  var cancel: CancelRideHandler { CancelRideHandler(store: store) }
+  var feedback: SendRideFeedbackHandler { SendRideFeedbackHandler(store: store) }
+
+  func handle<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = RideBookingSeed.demoUser)
+    async throws -> IntentAnswer<H.Response>
+  {
+    let context = context(user: user)
+    return try await store.write { try await handler.handle(intent: intent, context: context, database: $0) }
+  }
+
+  func confirm<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = RideBookingSeed.demoUser)
+    async throws -> IntentAnswer<H.Response>
+  {
+    try await handler.confirm(intent: intent, context: context(user: user))
+  }
+
+  /// Books "a bicorn to the forest" from 300 Post Street and returns its status.
+  func book(_ intent: RequestRideIntent = RideFixture.bicornToTheForest) async throws -> RideStatus {
+    let answer = try await handle(request, intent)
+    precondition(answer.response.code == .success, "booking failed: \(answer.response.code)")
+    return answer.response.rideStatus
+  }
+
+  static let bicornToTheForest = RequestRideIntent.with {
+    $0.pickupLocation = place("300 Post Street")
+    $0.dropOffLocation = place("the forest")
+    $0.rideOptionName = .with { $0.spokenPhrase = "bicorn" }
+  }
+}
+
+func place(_ name: String) -> Placemark { .with { $0.name = name } }
+
+func place(latitude: Double, longitude: Double, name: String = "") -> Placemark {
+  .with {
+    $0.name = name
+    $0.location = .with {
+      $0.latitude = latitude; $0.longitude = longitude
+    }
+  }
+}
+
+extension ResolutionResult {
+  var successValue: Value? {
+    if case .success(let value) = self { return value }
+    return nil
+  }
+
+  var unsupportedReason: ResolutionReason? {
+    if case .unsupported(let reason) = self { return reason }
+    return nil
+  }
+
+  var disambiguationOptions: [Value]? {
+    if case .disambiguation(let options, _) = self { return options }
+    return nil
+  }
+
+  var needsValuePrompt: String? {
+    if case .needsValue(let prompt) = self { return prompt }
+    return nil
+  }
+
+  var isNotRequired: Bool {
+    if case .notRequired = self { return true }
+    return false
+  }
+}
