@@ -66,6 +66,23 @@ struct RideBookingEndToEndTests {
       let booked = try Intentmesh_Ridebooking_V1_RequestRideIntentResponse(unpackingAny: turn.response.payload)
       #expect(booked.rideStatus.rideOption.name == "Bicorn")
 
+      // `intentmesh follow` prints the same stream on a terminal, beside the client below.
+      let follow = Process()
+      follow.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
+      follow.arguments = [
+        "follow", "INGetRideStatusIntent", "--app", "UnicornRides", "--gateway", "127.0.0.1:\(gateway.port)",
+        "--time-zone", "America/Los_Angeles",
+      ]
+      let pipe = Pipe()
+      follow.standardOutput = pipe
+      follow.standardError = pipe
+      let printed = OutputBuffer()
+      pipe.fileHandleForReading.readabilityHandler = { handle in
+        let data = handle.availableData
+        if !data.isEmpty { printed.append(data) }
+      }
+      try follow.run()
+
       let extensions = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
       let phases = try await extensions.startSendingUpdates(
         .with {
@@ -84,6 +101,15 @@ struct RideBookingEndToEndTests {
       ]
       #expect(Array(order.drop { $0 != phases.first }) == phases, "\(phases)")
       #expect(phases.suffix(4) == [.approachingPickup, .pickup, .ongoing, .completed])
+      let stopFollowing = ContinuousClock.now + .seconds(30)
+      while follow.isRunning, ContinuousClock.now < stopFollowing { try await Task.sleep(for: .milliseconds(20)) }
+      if follow.isRunning { follow.terminate() }
+      #expect(follow.terminationStatus == 0, "\(printed.text)")
+      #expect(printed.text.contains("UnicornRides ["), "\(printed.text)")
+      #expect(printed.text.contains("Approaching pickup"), "\(printed.text)")
+      #expect(printed.text.contains("│ Arrived"), "\(printed.text)")
+      #expect(printed.text.contains("Your ride at"), "\(printed.text)")
+      #expect(printed.text.contains("UnicornRides: updates ended after"), "\(printed.text)")
       return booked.rideStatus.rideIdentifier
     }
     #expect(try await gateway.stop() == 0)

@@ -27,6 +27,7 @@ struct FollowCommand: AsyncParsableCommand {
         }
       ) { response in
         var count = 0
+        var shown: [String] = []
         for try await update in response.messages {
           count += 1
           let layout = try await gateway.layout(
@@ -37,9 +38,15 @@ struct FollowCommand: AsyncParsableCommand {
             })
           let time = Self.clock.string(from: update.interaction.date.date)
           Terminal.say("\(route.appName) [\(time)] update \(count): \(update.response.codeName)")
-          if let section = layout.layouts.first, !section.sections.isEmpty {
-            Terminal.say(LayoutPrinter.text(section, declaration: route.declaration))
+          // The whole layout first, then only the sections that changed.
+          let sections = (layout.layouts.first?.sections ?? []).map { section in
+            LayoutPrinter.text(
+              .with {
+                $0.appName = route.appName; $0.sections = [section]
+              }, declaration: route.declaration)
           }
+          for section in sections where !shown.contains(section) { Terminal.say(section) }
+          shown = sections
         }
         return count
       }

@@ -34,7 +34,16 @@ enum LayoutPrinter {
       return ["\(marker)\(text.text)"]
     case .row(let row): return ["\(row.label): \(row.value)"]
     case .image(let image): return ["[image \(image.image.contentType), \(image.image.data.count) bytes]"]
-    case .map(let map): return ["[map around \(map.center.latitude), \(map.center.longitude)]"]
+    case .map(let map):
+      let pins = map.annotations.map { pin in
+        pin.name.isEmpty
+          ? "\(pin.location.latitude), \(pin.location.longitude)"
+          : pin.name
+            + (pin.name == "Your ride" ? " at \(pin.location.latitude), \(pin.location.longitude)" : "")
+      }
+      return [
+        "[map around \(map.center.latitude), \(map.center.longitude)\(pins.isEmpty ? "" : ": ")\(pins.joined(separator: " · "))]"
+      ]
     case .none: return []
     }
   }

@@ -44,6 +44,25 @@ package struct UnicornRideView: Sendable {
   /// The order the host asks in, after the empty set.
   package var parameterOrder: [Intentmesh_V1_Parameter] { [pickup, dropOff, optionName, driver, vehicle] }
 
+  /// Where the ride stands, e.g. "Approaching pickup · 17:04 UTC".
+  static func progress(_ status: RideStatus) -> String? {
+    let time: (Google_Protobuf_Timestamp) -> String = { stamp in
+      let formatter = DateFormatter()
+      formatter.dateFormat = "HH:mm"
+      formatter.timeZone = .gmt
+      return formatter.string(from: stamp.date) + " UTC"
+    }
+    switch status.phase {
+    case .unspecified, .UNRECOGNIZED: return nil
+    case .received: return "Requested · pickup \(time(status.estimatedPickupDate))"
+    case .confirmed: return "Confirmed · pickup \(time(status.estimatedPickupDate))"
+    case .approachingPickup: return "Approaching pickup · \(time(status.estimatedPickupDate))"
+    case .pickup: return "At the pickup"
+    case .ongoing: return "On the way · arriving \(time(status.estimatedDropOffDate))"
+    case .completed: return status.completionStatus.outcome == .completed ? "Arrived" : "Cancelled"
+    }
+  }
+
   /// One step of the sequence. `status` is the response's ride status, once there is one.
   package func configure(
     asked: [Intentmesh_V1_Parameter], status: RideStatus?, pickupPlace: Placemark, dropOffPlace: Placemark,
@@ -62,12 +81,13 @@ package struct UnicornRideView: Sendable {
       if !status.rideOption.specialPricing.isEmpty {
         rows.append(.text(status.rideOption.specialPricing, role: "badge", parameter: specialPricing.keyPath))
       }
+      if let line = Self.progress(status) { rows.append(.text(line, role: "phase")) }
       return .drawn(
         [fare, specialPricing],
         view: .with {
           $0.kind = "unicorn-ride-header"
           $0.root = .stack(.vertical, rows, role: "pink")
-        }, width: width, height: 72)
+        }, width: width, height: Double(24 + 24 * rows.count))
     }
     let keyPaths = Set(asked.map(\.keyPath))
     if keyPaths.contains(pickup.keyPath) {
