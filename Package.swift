@@ -51,6 +51,7 @@ let package = Package(
     .executable(name: "messaging-service", targets: ["MessagingService"]),
     .executable(name: "payments-service", targets: ["PaymentsService"]),
     .executable(name: "ridebooking-service", targets: ["RideBookingService"]),
+    .executable(name: "notes-service", targets: ["ListsAndNotesService"]),
     .executable(name: "gateway", targets: ["GatewayService"]),
     .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
@@ -117,6 +118,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    .target(
+      name: "ListsAndNotes",
+      dependencies: ["IntentsKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      swiftSettings: strictSettings
+    ),
+
     // The gateway: routing, conversation, layout. It links no domain code and no domain types.
     .target(
       name: "Gateway",
@@ -131,6 +138,9 @@ let package = Package(
     service(
       "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
     service("PaymentsService", folder: "Payments", dependencies: ["IntentsKit", "Payments", argumentParser, logging]),
+    service(
+      "ListsAndNotesService", folder: "ListsAndNotes",
+      dependencies: ["IntentsKit", "ListsAndNotes", argumentParser, logging]),
     service(
       "RideBookingService", folder: "RideBooking", dependencies: ["IntentsKit", "RideBooking", argumentParser, logging]
     ),
@@ -188,6 +198,14 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "ListsAndNotesTests",
+      dependencies: [
+        "ListsAndNotes", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "ListsAndNotesProtos", grpcCore,
+        grpcInProcess, grpcProtobuf, swiftProtobuf, sqlKit, logging,
+      ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "GatewayTests",
       dependencies: [
         "Gateway", "IntentsKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
@@ -198,7 +216,8 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
-        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "IntentsKit",
+        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
+        "IntentsKit",
         grpcCore, grpcHTTP2,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],

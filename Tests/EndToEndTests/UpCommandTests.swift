@@ -33,15 +33,15 @@ struct UpCommandTests {
       gatewayLine.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
     #expect(
       text.contains("messaging-service") && text.contains("payments-service")
-        && text.contains("ridebooking-service"))
+        && text.contains("ridebooking-service") && text.contains("notes-service"))
 
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
     let routes = try await withGRPCClient(transport: transport) { client in
       try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: client).listRoutes(.init())
     }
-    #expect(routes.domains.map(\.appName).sorted() == ["UnicornChat", "UnicornPay", "UnicornRides"])
-    #expect(routes.routes.count == 15)
+    #expect(routes.domains.map(\.appName).sorted() == ["UnicornChat", "UnicornNote", "UnicornPay", "UnicornRides"])
+    #expect(routes.routes.count == 21)
 
     kill(process.processIdentifier, SIGINT)
     let stopDeadline = ContinuousClock.now + .seconds(30)

@@ -14,6 +14,7 @@ struct UpCommand: AsyncParsableCommand {
     ("messaging-service", 1, "messaging.sqlite"),
     ("payments-service", 2, "payments.sqlite"),
     ("ridebooking-service", 3, "ridebooking.sqlite"),
+    ("notes-service", 4, "notes.sqlite"),
   ]
 
   @Option(help: "Folder for the SQLite files and logs.")

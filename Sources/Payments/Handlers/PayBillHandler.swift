@@ -135,31 +135,31 @@ package struct PayBillHandler: IntentHandler {
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    Plan, Refusal<Response>
+    Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(Refusal(refusal)) }
+    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let bills = try await BillResolver.load(userID: context.userID, from: database)
     guard let bill = bills.billToPay(intent.billPayee, type: intent.billType) else {
-      return .failure(Refusal(.failure, error: "unresolvedBill"))
+      return .failure(IntentRefusal(.failure, "unresolvedBill"))
     }
     let accounts = try await AccountResolver.load(userID: context.userID, from: database)
     let from =
       AccountResolver.isEmpty(intent.fromAccount)
       ? accounts.defaultAccount(currency: bill.amountDue.currency) : accounts.account(for: intent.fromAccount)
     guard let from, from.currency == bill.amountDue.currency else {
-      return .failure(Refusal(.failure, error: "unresolvedFromAccount"))
+      return .failure(IntentRefusal(.failure, "unresolvedFromAccount"))
     }
     guard case .success(let amount) = Self.amount(intent.transactionAmount, bill: bill) else {
-      return .failure(Refusal(.failure, error: "invalidAmount"))
+      return .failure(IntentRefusal(.failure, "invalidAmount"))
     }
     let date = ScheduledDate.check(
       intent.hasTransactionScheduledDate ? intent.transactionScheduledDate : nil, context: context)
     switch date {
     case .now, .later: break
-    case .past, .tooFar, .unreadable: return .failure(Refusal(.failure, error: "invalidScheduledDate"))
+    case .past, .tooFar, .unreadable: return .failure(IntentRefusal(.failure, "invalidScheduledDate"))
     }
-    guard amount <= from.available else { return .failure(Refusal(.failureInsufficientFunds)) }
+    guard amount <= from.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
     return .success(Plan(bill: bill, from: from, amount: amount, date: date))
   }
 

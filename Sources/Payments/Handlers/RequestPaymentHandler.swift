@@ -60,27 +60,27 @@ package struct RequestPaymentHandler: IntentHandler {
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    Plan, Refusal<Response>
+    Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(Refusal(refusal)) }
+    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, from: database)
     let amount: Money
     switch AmountCheck.check(
       intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
     {
     case .valid(let money): amount = money
-    case .violation(.currencyUnsupported): return .failure(Refusal(.failurePaymentsCurrencyUnsupported))
-    case .violation(.belowMinimum): return .failure(Refusal(.failurePaymentsAmountBelowMinimum))
-    case .violation(.aboveMaximum): return .failure(Refusal(.failurePaymentsAmountAboveMaximum))
-    case .missing, .invalid: return .failure(Refusal(.failure, error: "invalidAmount"))
+    case .violation(.currencyUnsupported): return .failure(IntentRefusal(.failurePaymentsCurrencyUnsupported))
+    case .violation(.belowMinimum): return .failure(IntentRefusal(.failurePaymentsAmountBelowMinimum))
+    case .violation(.aboveMaximum): return .failure(IntentRefusal(.failurePaymentsAmountAboveMaximum))
+    case .missing, .invalid: return .failure(IntentRefusal(.failure, "invalidAmount"))
     }
     guard let account = accounts.defaultAccount(currency: amount.currency) else {
-      return .failure(Refusal(.failureNoBankAccount))
+      return .failure(IntentRefusal(.failureNoBankAccount))
     }
     let payers = try await PayeeResolver.load(userID: context.userID, from: database)
     guard case .success = payers.resolvePayer(intent.payer), let payer = payers.payee(for: intent.payer) else {
-      return .failure(Refusal(.failure, error: "unresolvedPayer"))
+      return .failure(IntentRefusal(.failure, "unresolvedPayer"))
     }
     return .success(Plan(payer: payer, account: account, amount: amount, note: intent.note))
   }

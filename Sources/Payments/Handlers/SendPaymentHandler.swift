@@ -72,29 +72,29 @@ package struct SendPaymentHandler: IntentHandler {
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    Plan, Refusal<Response>
+    Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(Refusal(refusal)) }
+    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, from: database)
     let check = AmountCheck.check(
       intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
     let amount: Money
     switch check {
     case .valid(let money): amount = money
-    case .violation(.currencyUnsupported): return .failure(Refusal(.failurePaymentsCurrencyUnsupported))
-    case .violation(.belowMinimum): return .failure(Refusal(.failurePaymentsAmountBelowMinimum))
-    case .violation(.aboveMaximum): return .failure(Refusal(.failurePaymentsAmountAboveMaximum))
-    case .missing, .invalid: return .failure(Refusal(.failure, error: "invalidAmount"))
+    case .violation(.currencyUnsupported): return .failure(IntentRefusal(.failurePaymentsCurrencyUnsupported))
+    case .violation(.belowMinimum): return .failure(IntentRefusal(.failurePaymentsAmountBelowMinimum))
+    case .violation(.aboveMaximum): return .failure(IntentRefusal(.failurePaymentsAmountAboveMaximum))
+    case .missing, .invalid: return .failure(IntentRefusal(.failure, "invalidAmount"))
     }
     guard let source = accounts.defaultAccount(currency: amount.currency) else {
-      return .failure(Refusal(.failureNoBankAccount))
+      return .failure(IntentRefusal(.failureNoBankAccount))
     }
-    guard amount <= source.available else { return .failure(Refusal(.failureInsufficientFunds)) }
+    guard amount <= source.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
     let payees = try await PayeeResolver.load(userID: context.userID, from: database)
     guard case .success = payees.resolvePayee(intent.payee, shortfall: false),
       let payee = payees.payee(for: intent.payee)
-    else { return .failure(Refusal(.failure, error: "unresolvedPayee")) }
+    else { return .failure(IntentRefusal(.failure, "unresolvedPayee")) }
     return .success(Plan(payee: payee, source: source, amount: amount, note: intent.note))
   }
 

@@ -97,27 +97,27 @@ package struct TransferMoneyHandler: IntentHandler {
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    Plan, Refusal<Response>
+    Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(Refusal(refusal)) }
+    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, from: database)
     guard let from = accounts.account(for: intent.fromAccount) else {
-      return .failure(Refusal(.failure, error: "unresolvedFromAccount"))
+      return .failure(IntentRefusal(.failure, "unresolvedFromAccount"))
     }
     guard let to = accounts.account(for: intent.toAccount), to.id != from.id, to.currency == from.currency else {
-      return .failure(Refusal(.failure, error: "unresolvedToAccount"))
+      return .failure(IntentRefusal(.failure, "unresolvedToAccount"))
     }
     guard case .success(let amount) = TransferRules.amount(intent.transactionAmount.amount, currency: from.currency)
-    else { return .failure(Refusal(.failure, error: "invalidAmount")) }
+    else { return .failure(IntentRefusal(.failure, "invalidAmount")) }
     let date = ScheduledDate.check(
       intent.hasTransactionScheduledDate ? intent.transactionScheduledDate : nil, context: context)
     switch date {
     case .now, .later: break
-    case .past, .tooFar, .unreadable: return .failure(Refusal(.failure, error: "invalidScheduledDate"))
+    case .past, .tooFar, .unreadable: return .failure(IntentRefusal(.failure, "invalidScheduledDate"))
     }
     let fee = TransferRules.fee(from: from, to: to)
-    guard amount + fee <= from.available else { return .failure(Refusal(.failureInsufficientFunds)) }
+    guard amount + fee <= from.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
     return .success(Plan(from: from, to: to, amount: amount, fee: fee, date: date))
   }
 

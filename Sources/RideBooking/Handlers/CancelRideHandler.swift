@@ -27,14 +27,14 @@ package struct CancelRideHandler: IntentHandler {
   package init(store: any IntentStore) { self.store = store }
 
   func plan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    (RideSchedule, Int64), RideRefusal<Response>
+    (RideSchedule, Int64), IntentRefusal<Response>
   > {
     let desk = try await RideDesk.load(userID: context.userID, in: database)
     guard let schedule = desk.ride(intent.rideIdentifier, at: context.now) else {
-      return .failure(RideRefusal(.failure, "noRide"))
+      return .failure(IntentRefusal(.failure, "noRide"))
     }
-    guard !schedule.isFinished(at: context.now) else { return .failure(RideRefusal(.failure, "rideEnded")) }
-    guard schedule.phase(at: context.now) != .ongoing else { return .failure(RideRefusal(.failure, "rideOngoing")) }
+    guard !schedule.isFinished(at: context.now) else { return .failure(IntentRefusal(.failure, "rideEnded")) }
+    guard schedule.phase(at: context.now) != .ongoing else { return .failure(IntentRefusal(.failure, "rideOngoing")) }
     let free = context.now.timeIntervalSince(schedule.ride.bookedAt) < Self.feeThreshold
     return .success((schedule, free ? 0 : Self.feeCents))
   }

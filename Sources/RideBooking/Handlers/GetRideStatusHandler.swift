@@ -30,11 +30,11 @@ package struct GetRideStatusHandler: LiveUpdatingIntentHandler {
     answer: IntentAnswer<Response>, nextChange: Date?
   ) {
     let desk = try await RideDesk.load(userID: userID, in: database)
-    guard let rider = desk.rider else { return (RideRefusal(.failureRequiringAppLaunch, "noRider").answer, nil) }
+    guard let rider = desk.rider else { return (IntentRefusal(.failureRequiringAppLaunch, "noRider").answer, nil) }
     guard rider.credentialsVerified else {
-      return (RideRefusal(.failureRequiringAppLaunchMustVerifyCredentials, "credentialsUnverified").answer, nil)
+      return (IntentRefusal(.failureRequiringAppLaunchMustVerifyCredentials, "credentialsUnverified").answer, nil)
     }
-    guard let schedule = desk.ride("", at: date) else { return (RideRefusal(.failure, "noRide").answer, nil) }
+    guard let schedule = desk.ride("", at: date) else { return (IntentRefusal(.failure, "noRide").answer, nil) }
     var response = Response(code: .success)
     response.rideStatus = schedule.status(at: date, offer: RideOffer.catalog.first { $0.id == schedule.ride.offerID })
     return (IntentAnswer(response), schedule.nextChange(after: date))

@@ -126,30 +126,30 @@ package struct RequestRideHandler: IntentHandler {
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    Plan, RideRefusal<Response>
+    Plan, IntentRefusal<Response>
   > {
     let desk = try await RideDesk.load(userID: context.userID, in: database)
-    guard let rider = desk.rider else { return .failure(RideRefusal(.failureRequiringAppLaunch, "noRider")) }
+    guard let rider = desk.rider else { return .failure(IntentRefusal(.failureRequiringAppLaunch, "noRider")) }
     guard rider.credentialsVerified else {
-      return .failure(RideRefusal(.failureRequiringAppLaunchMustVerifyCredentials, "credentialsUnverified"))
+      return .failure(IntentRefusal(.failureRequiringAppLaunchMustVerifyCredentials, "credentialsUnverified"))
     }
     if desk.runningRide(at: context.now) != nil {
-      return .failure(RideRefusal(.failureRequiringAppLaunchPreviousRideNeedsCompletion, "previousRideRunning"))
+      return .failure(IntentRefusal(.failureRequiringAppLaunchPreviousRideNeedsCompletion, "previousRideRunning"))
     }
     let resolver = PlaceResolver(area: area, places: try await PlaceBook.places(in: database))
     guard let pickup = resolver.located(intent.pickupLocation), let dropOff = resolver.located(intent.dropOffLocation),
       let pickupPoint = GeoPoint(pickup), let dropOffPoint = GeoPoint(dropOff)
-    else { return .failure(RideRefusal(.failure, "unresolvedPlace")) }
+    else { return .failure(IntentRefusal(.failure, "unresolvedPlace")) }
     guard area.contains(pickupPoint), area.contains(dropOffPoint) else {
-      return .failure(RideRefusal(.failureRequiringAppLaunchNoServiceInArea, "outsideServiceArea"))
+      return .failure(IntentRefusal(.failureRequiringAppLaunchNoServiceInArea, "outsideServiceArea"))
     }
     var scheduled: Date?
     if intent.hasScheduledPickupTime {
       guard let start = RideTimes.start(of: intent.scheduledPickupTime, context: context),
         start.timeIntervalSince(context.now) > -60
-      else { return .failure(RideRefusal(.failure, "invalidPickupTime")) }
+      else { return .failure(IntentRefusal(.failure, "invalidPickupTime")) }
       guard start.timeIntervalSince(context.now) <= Self.schedulingHorizon else {
-        return .failure(RideRefusal(.failureRequiringAppLaunchRideScheduledTooFar, "scheduledTooFar"))
+        return .failure(IntentRefusal(.failureRequiringAppLaunchRideScheduledTooFar, "scheduledTooFar"))
       }
       scheduled = start > context.now ? start : nil
     }
@@ -161,9 +161,9 @@ package struct RequestRideHandler: IntentHandler {
     } else {
       offer = offers.offer(named: named).flatMap { $0.maximumPartySize >= party ? $0 : nil }
     }
-    guard let offer else { return .failure(RideRefusal(.failure, "noRideFits")) }
+    guard let offer else { return .failure(IntentRefusal(.failure, "noRideFits")) }
     guard let driver = DriverRoster.nearest(to: pickupPoint, among: desk.drivers) else {
-      return .failure(RideRefusal(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "noDriver"))
+      return .failure(IntentRefusal(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "noDriver"))
     }
     let fare = FareCalculator.fare(
       offer, kilometres: pickupPoint.distanceKilometres(to: dropOffPoint), partySize: party,

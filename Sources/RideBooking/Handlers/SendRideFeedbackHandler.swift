@@ -36,23 +36,23 @@ package struct SendRideFeedbackHandler: IntentHandler {
   }
 
   func plan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    (Ride, Int?, Int64?), RideRefusal<Response>
+    (Ride, Int?, Int64?), IntentRefusal<Response>
   > {
     let desk = try await RideDesk.load(userID: context.userID, in: database)
     guard let schedule = desk.ride(intent.rideIdentifier, at: context.now) else {
-      return .failure(RideRefusal(.failure, "noRide"))
+      return .failure(IntentRefusal(.failure, "noRide"))
     }
     guard schedule.isFinished(at: context.now), schedule.ride.canceledAt == nil else {
-      return .failure(RideRefusal(.failure, "rideNotCompleted"))
+      return .failure(IntentRefusal(.failure, "rideNotCompleted"))
     }
-    guard !schedule.ride.hasFeedback else { return .failure(RideRefusal(.failure, "feedbackAlreadySent")) }
-    guard intent.hasRating || intent.hasTip else { return .failure(RideRefusal(.failure, "noFeedback")) }
-    if intent.hasRating, !(0...10).contains(intent.rating) { return .failure(RideRefusal(.failure, "invalidRating")) }
+    guard !schedule.ride.hasFeedback else { return .failure(IntentRefusal(.failure, "feedbackAlreadySent")) }
+    guard intent.hasRating || intent.hasTip else { return .failure(IntentRefusal(.failure, "noFeedback")) }
+    if intent.hasRating, !(0...10).contains(intent.rating) { return .failure(IntentRefusal(.failure, "invalidRating")) }
     var tip: Int64?
     if intent.hasTip {
       guard let cents = intent.tip.cents, intent.tip.currencyCode.isEmpty || intent.tip.currencyCode == "USD",
         (0...Self.maximumTipCents).contains(cents)
-      else { return .failure(RideRefusal(.failure, "invalidTip")) }
+      else { return .failure(IntentRefusal(.failure, "invalidTip")) }
       tip = cents
     }
     return .success((schedule.ride, intent.hasRating ? Int(intent.rating) : nil, tip))

@@ -1,0 +1,75 @@
+internal import Foundation
+internal import Logging
+internal import SwiftProtobuf
+internal import ListsAndNotesProtos
+internal import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// INCreateTaskListIntent (session 214: a list with a title and its tasks): one resolution result
+/// per task title; a folder like a note's.
+package struct CreateTaskListHandler: IntentHandler {
+  package typealias Intent = CreateTaskListIntent
+  package typealias Response = CreateTaskListIntentResponse
+
+  package static let intentClass = "INCreateTaskListIntent"
+  package static var parameters: [IntentParameter<Self>] {
+    [
+      .value(
+        "title", \.title, prompt: "What do you want to call the list?", label: "Title", resolve: Self.resolveTitle),
+      .array("taskTitles", \.taskTitles, label: "Tasks", resolve: Self.resolveTaskTitles),
+      .value("groupName", \.groupName, label: "Folder", resolve: Self.resolveGroupName),
+    ]
+  }
+
+  let store: any IntentStore
+  let identifiers: any IdentifierGenerator
+
+  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+    self.store = store
+    self.identifiers = identifiers
+  }
+
+  func resolveTitle(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
+    let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+    return title.isEmpty ? .needsValue(prompt: "What do you want to call the list?") : .success(.spoken(title))
+  }
+
+  func resolveTaskTitles(intent: Intent, context: IntentContext) async throws -> [ResolutionResult<SpeakableString>] {
+    ItemResolver.resolveTitles(intent.taskTitles, prompt: nil)
+  }
+
+  func resolveGroupName(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
+    let notebook = try await store.read { try await Notebook.load(userID: context.userID, in: $0) }
+    return ItemResolver(notebook: notebook, timeZone: context.timeZone).resolveFolder(
+      intent.groupName, given: intent.hasGroupName)
+  }
+
+  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+    Response
+  > {
+    let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+    guard !title.isEmpty else { return IntentRefusal(.failure, "noTitle").answer }
+    let notebook = try await Notebook.load(userID: context.userID, in: database)
+    let folder =
+      intent.hasGroupName && !intent.groupName.spokenPhrase.isEmpty
+      ? notebook.folder(named: intent.groupName.spokenPhrase).name : ""
+    try await TaskListBook.addFolder(folder, for: context.userID, in: database)
+    let now = NotebookTime.milliseconds(context.now)
+    let list = StoredTaskList(
+      id: identifiers.next(), userID: context.userID, title: title, folder: folder, createdAt: now, modifiedAt: now)
+    try await TaskListBook.insert(list, in: database)
+    var tasks: [StoredTask] = []
+    for title in intent.taskTitles.map({ $0.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines) })
+    where !title.isEmpty {
+      let task = StoredTask(
+        id: identifiers.next(), listID: list.id, userID: context.userID, title: title, position: tasks.count,
+        createdAt: now, modifiedAt: now)
+      try await TaskBook.insert(task, in: database)
+      tasks.append(task)
+    }
+    var response = Response(code: .success)
+    response.createdTaskList = list.taskList(tasks: tasks, in: context.timeZone)
+    return IntentAnswer(response)
+  }
+}

@@ -1,0 +1,40 @@
+package import Foundation
+internal import SwiftProtobuf
+internal import IntentMeshProtos
+internal import ListsAndNotesProtos
+
+/// When a set of reminders (not-completed tasks with a temporal trigger) come due.
+package struct ReminderSchedule: Sendable {
+  package let reminders: [StoredTask]
+  package let timeZone: TimeZone
+
+  package init(reminders: [StoredTask], timeZone: TimeZone) {
+    self.reminders = reminders
+    self.timeZone = timeZone
+  }
+
+  func start(of task: StoredTask) -> (Date, Intentmesh_V1_RecurrenceRule?)? {
+    guard let dueAt = task.dueAt else { return nil }
+    let range = task.temporalTrigger?.dateComponentsRange
+    return (NotebookTime.date(dueAt), range?.hasRecurrenceRule == true ? range?.recurrenceRule : nil)
+  }
+
+  /// The reminders with a due moment after `after` and not later than `through`, soonest first.
+  package func due(after: Date, through: Date) -> [StoredTask] {
+    reminders.compactMap { task -> (StoredTask, Date)? in
+      guard let (start, rule) = start(of: task),
+        let first = Recurrence.occurrences(
+          start: start, rule: rule, timeZone: timeZone, after: after, through: through, limit: 1
+        ).first
+      else { return nil }
+      return (task, first)
+    }.sorted { $0.1 < $1.1 }.map(\.0)
+  }
+
+  /// The next moment after `date` at which a reminder comes due.
+  package func next(after date: Date) -> Date? {
+    reminders.compactMap { task in
+      start(of: task).flatMap { Recurrence.next(start: $0.0, rule: $0.1, timeZone: timeZone, after: date) }
+    }.min()
+  }
+}

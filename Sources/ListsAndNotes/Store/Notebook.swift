@@ -1,0 +1,48 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import IntentMeshProtos
+package import IntentsKit
+package import SQLKit
+
+/// Everything a user has in UnicornNote, read in one transaction: what resolution and search work on.
+package struct Notebook: Sendable {
+  package let notes: [StoredNote]
+  package let lists: [StoredTaskList]
+  package let tasks: [StoredTask]
+  package let folders: [String]
+  /// notebookItemTitle vocabulary: titles the user registered, with the item they name.
+  package let titles: [UserVocabulary.Entry]
+  /// notebookItemGroupName vocabulary.
+  package let groupNames: [UserVocabulary.Entry]
+
+  package static func load(userID: String, in database: any SQLDatabase) async throws -> Notebook {
+    Notebook(
+      notes: try await NoteBook.notes(of: userID, in: database),
+      lists: try await TaskListBook.lists(of: userID, in: database),
+      tasks: try await TaskBook.tasks(of: userID, in: database),
+      folders: try await TaskListBook.folders(of: userID, in: database),
+      titles: try await UserVocabulary.entries(userID: userID, type: .notebookItemTitle, in: database),
+      groupNames: try await UserVocabulary.entries(userID: userID, type: .notebookItemGroupName, in: database))
+  }
+
+  /// Whether `spoken` names an item titled `title` with identifier `id`: by the title itself or by a
+  /// vocabulary phrase registered for the item.
+  package func names(_ spoken: SpeakableString, title: String, id: String) -> Bool {
+    if !spoken.vocabularyIdentifier.isEmpty { return spoken.vocabularyIdentifier == id }
+    if NameMatching.matches(spoken.spokenPhrase, title) { return true }
+    return titles.contains { $0.vocabularyIdentifier == id && NameMatching.matches(spoken.spokenPhrase, $0.phrase) }
+  }
+
+  /// The folder `spoken` names: an existing folder (or one the vocabulary names), else the phrase
+  /// itself as a new folder.
+  package func folder(named spoken: String) -> (name: String, exists: Bool) {
+    if let existing = folders.first(where: { NameMatching.matches(spoken, $0) }) { return (existing, true) }
+    if let entry = groupNames.first(where: { NameMatching.matches(spoken, $0.phrase) }) {
+      let name = entry.vocabularyIdentifier.isEmpty ? entry.phrase : entry.vocabularyIdentifier
+      return (
+        folders.first { NameMatching.matches(name, $0) } ?? name, folders.contains { NameMatching.matches(name, $0) }
+      )
+    }
+    return (spoken.trimmingCharacters(in: .whitespaces), false)
+  }
+}

@@ -1,0 +1,25 @@
+package import Foundation
+internal import SwiftProtobuf
+package import IntentMeshProtos
+
+/// Store times (milliseconds since 1970) and the date components SiriKit shows them as.
+package enum NotebookTime {
+  package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+  package static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+
+  /// The calendar fields of `milliseconds` in `timeZone`, down to the minute.
+  package static func components(_ milliseconds: Int64, in timeZone: TimeZone) -> Intentmesh_V1_DateComponents {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = timeZone
+    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date(milliseconds))
+    return .with {
+      $0.year = Int32(parts.year ?? 1970)
+      $0.month = Int32(parts.month ?? 1)
+      $0.day = Int32(parts.day ?? 1)
+      $0.hour = Int32(parts.hour ?? 0)
+      $0.minute = Int32(parts.minute ?? 0)
+      $0.timeZone = timeZone.identifier
+    }
+  }
+}

@@ -1,0 +1,63 @@
+internal import Foundation
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+package import IntentsKit
+
+/// UnicornNote's tables: folders, notes, task lists and tasks. Note contents and triggers are
+/// stored as their protobuf JSON; a task's temporal trigger also as the instant it first comes due,
+/// so reminders are found by an indexed range query.
+package enum NotesSchema {
+  package static let migrations: [SchemaMigration] = [
+    SchemaMigration(
+      id: "notes-1-initial",
+      statements: [
+        """
+        CREATE TABLE notes_folders (
+          user_id TEXT NOT NULL,
+          name TEXT NOT NULL,
+          PRIMARY KEY (user_id, name)
+        )
+        """,
+        """
+        CREATE TABLE notes_notes (
+          note_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          title TEXT NOT NULL,
+          folder TEXT NOT NULL,
+          contents TEXT NOT NULL,
+          password_protected INTEGER NOT NULL,
+          created_at BIGINT NOT NULL,
+          modified_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX notes_notes_by_user ON notes_notes (user_id, created_at)",
+        """
+        CREATE TABLE notes_task_lists (
+          list_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          title TEXT NOT NULL,
+          folder TEXT NOT NULL,
+          created_at BIGINT NOT NULL,
+          modified_at BIGINT NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE notes_tasks (
+          task_id TEXT PRIMARY KEY,
+          list_id TEXT NOT NULL REFERENCES notes_task_lists (list_id),
+          user_id TEXT NOT NULL,
+          title TEXT NOT NULL,
+          status INTEGER NOT NULL,
+          position INTEGER NOT NULL,
+          spatial_trigger TEXT NOT NULL,
+          temporal_trigger TEXT NOT NULL,
+          due_at BIGINT,
+          created_at BIGINT NOT NULL,
+          modified_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX notes_tasks_by_list ON notes_tasks (list_id, position)",
+        "CREATE INDEX notes_tasks_due ON notes_tasks (user_id, due_at)",
+      ])
+  ]
+}
