@@ -4,6 +4,7 @@ import IntentsKit
 @testable import ListsAndNotes
 import ListsAndNotesProtos
 import SwiftProtobuf
+import IntentsKitTesting
 import Testing
 
 @Suite("INCreateNoteIntent and INAppendToNoteIntent")

@@ -5,6 +5,7 @@ import IntentsKit
 import ListsAndNotesProtos
 import SwiftProtobuf
 import Synchronization
+import IntentsKitTesting
 import Testing
 
 @Suite("Task lists, tasks, reminders and search")

@@ -4,6 +4,7 @@ import Foundation
 import IntentMeshProtos
 @testable import Messaging
 import IntentsKit
+import IntentsKitTesting
 import Testing
 
 @Suite("INSendMessageIntent")

@@ -4,6 +4,7 @@ import Foundation
 import IntentMeshProtos
 import IntentsKit
 @testable import Messaging
+import IntentsKitTesting
 import Testing
 
 @Suite("INGetVisualCodeIntent")

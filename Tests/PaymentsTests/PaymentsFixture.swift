@@ -114,30 +114,3 @@ func day(_ year: Int32, _ month: Int32, _ day: Int32) -> DateComponentsRange {
     }
   }
 }
-
-extension ResolutionResult {
-  var successValue: Value? {
-    if case .success(let value) = self { return value }
-    return nil
-  }
-
-  var unsupportedReason: ResolutionReason? {
-    if case .unsupported(let reason) = self { return reason }
-    return nil
-  }
-
-  var disambiguationOptions: [Value]? {
-    if case .disambiguation(let options, _) = self { return options }
-    return nil
-  }
-
-  var needsValuePrompt: String? {
-    if case .needsValue(let prompt) = self { return prompt }
-    return nil
-  }
-
-  var isNotRequired: Bool {
-    if case .notRequired = self { return true }
-    return false
-  }
-}

@@ -39,7 +39,7 @@ struct PaymentsServiceTests {
       }, identifier: identifier)
   }
 
-  @Test("Describe: six intents, every one restricted while locked, money movers need confirmation")
+  @Test("Describe: six intents, every one restricted while locked and confirmed by the user before handle")
   func describe() async throws {
     try await domain.run { client, _, _, _ in
       let manifest = try await client.describe(.init()).manifest
@@ -52,10 +52,11 @@ struct PaymentsServiceTests {
         ])
       let restricted = manifest.intents.filter(\.restrictedWhileLocked).count
       #expect(restricted == 6)
+      let confirmed = manifest.intents.filter(\.requiresUserConfirmation).count
+      #expect(confirmed == 6)
       #expect(
-        manifest.intents.filter(\.requiresUserConfirmation).map(\.intentClass) == [
-          "INSendPaymentIntent", "INRequestPaymentIntent", "INTransferMoneyIntent", "INPayBillIntent",
-        ])
+        manifest.intents.first { $0.intentClass == "INSearchForAccountsIntent" }?.confirmationPrompt
+          == "Do you want to see your balances?")
       #expect(manifest.vocabularyTypes == [.contactName, .paymentsAccountNickname, .paymentsOrganizationName])
     }
   }

@@ -4,6 +4,7 @@ import IntentMeshProtos
 import IntentsKit
 @testable import Payments
 import PaymentsProtos
+import IntentsKitTesting
 import Testing
 
 @Suite("INRequestPaymentIntent: resolve, confirm and handle")

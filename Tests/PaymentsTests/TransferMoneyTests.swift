@@ -4,6 +4,7 @@ import IntentMeshProtos
 import IntentsKit
 @testable import Payments
 import PaymentsProtos
+import IntentsKitTesting
 import Testing
 
 @Suite("INTransferMoneyIntent: accounts, amount, date, fee, and scheduled transfers")

@@ -4,6 +4,7 @@ import IntentsKit
 @testable import RideBooking
 import RideBookingProtos
 import SwiftProtobuf
+import IntentsKitTesting
 import Testing
 
 @Suite("INRequestRideIntent and INListRideOptionsIntent")

@@ -92,30 +92,3 @@ func place(latitude: Double, longitude: Double, name: String = "") -> Placemark 
     }
   }
 }
-
-extension ResolutionResult {
-  var successValue: Value? {
-    if case .success(let value) = self { return value }
-    return nil
-  }
-
-  var unsupportedReason: ResolutionReason? {
-    if case .unsupported(let reason) = self { return reason }
-    return nil
-  }
-
-  var disambiguationOptions: [Value]? {
-    if case .disambiguation(let options, _) = self { return options }
-    return nil
-  }
-
-  var needsValuePrompt: String? {
-    if case .needsValue(let prompt) = self { return prompt }
-    return nil
-  }
-
-  var isNotRequired: Bool {
-    if case .notRequired = self { return true }
-    return false
-  }
-}

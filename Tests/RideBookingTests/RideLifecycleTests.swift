@@ -5,6 +5,7 @@ import IntentsKit
 import RideBookingProtos
 import SwiftProtobuf
 import Synchronization
+import IntentsKitTesting
 import Testing
 
 /// Collects what a live-update stream sends, from another task.

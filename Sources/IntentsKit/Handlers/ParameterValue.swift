@@ -121,3 +121,14 @@ extension Intentmesh_V1_PaymentMethod: ParameterValue {
     identificationHint.isEmpty ? name : "\(name) ••\(identificationHint)"
   }
 }
+
+extension Intentmesh_V1_Person {
+  /// The name a person is asked for by: display name, given and family name, nickname, or handle.
+  package var spokenName: String {
+    if !displayName.isEmpty { return displayName }
+    let parts = [nameComponents.givenName, nameComponents.familyName].filter { !$0.isEmpty }
+    if !parts.isEmpty { return parts.joined(separator: " ") }
+    if !nameComponents.nickname.isEmpty { return nameComponents.nickname }
+    return personHandle.value
+  }
+}

@@ -25,13 +25,7 @@ package struct PersonResolver: Sendable {
   }
 
   /// The name a person is asked for by.
-  package static func spokenName(of person: Intentmesh_V1_Person) -> String {
-    if !person.displayName.isEmpty { return person.displayName }
-    let parts = [person.nameComponents.givenName, person.nameComponents.familyName].filter { !$0.isEmpty }
-    if !parts.isEmpty { return parts.joined(separator: " ") }
-    if !person.nameComponents.nickname.isEmpty { return person.nameComponents.nickname }
-    return person.personHandle.value
-  }
+  package static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
 
   /// The contacts `person` may mean, best first. An identified person means exactly that contact.
   package func candidates(for person: Intentmesh_V1_Person) -> [Contact] {

@@ -15,6 +15,9 @@ package struct SearchForAccountsHandler: IntentHandler {
 
   package static let intentClass = "INSearchForAccountsIntent"
   package static let handleHasEffects = false
+  /// Every payments intent waits for the user's yes, a balance lookup included.
+  package static let requiresUserConfirmation = true
+  package static let confirmationPrompt = "Do you want to see your balances?"
   package static var parameters: [IntentParameter<Self>] {
     [
       .value("accountNickname", \.accountNickname, label: "Account", resolve: Self.resolveNickname),

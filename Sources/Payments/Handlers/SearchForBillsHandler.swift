@@ -13,6 +13,9 @@ package struct SearchForBillsHandler: IntentHandler {
 
   package static let intentClass = "INSearchForBillsIntent"
   package static let handleHasEffects = false
+  /// Every payments intent waits for the user's yes, a bill lookup included.
+  package static let requiresUserConfirmation = true
+  package static let confirmationPrompt = "Do you want to see your bills?"
   package static var parameters: [IntentParameter<Self>] {
     [
       .value("billPayee", \.billPayee, label: "Payee", resolve: Self.resolvePayee),

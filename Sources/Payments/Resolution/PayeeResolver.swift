@@ -23,13 +23,7 @@ package struct PayeeResolver: Sendable {
   }
 
   /// The name a person is asked for by.
-  package static func spokenName(of person: Intentmesh_V1_Person) -> String {
-    if !person.displayName.isEmpty { return person.displayName }
-    let parts = [person.nameComponents.givenName, person.nameComponents.familyName].filter { !$0.isEmpty }
-    if !parts.isEmpty { return parts.joined(separator: " ") }
-    if !person.nameComponents.nickname.isEmpty { return person.nameComponents.nickname }
-    return person.personHandle.value
-  }
+  package static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
 
   /// The payees `person` may mean, best first; an identified person means exactly that payee.
   package func candidates(for person: Intentmesh_V1_Person) -> [Payee] {
@@ -61,68 +55,50 @@ package struct PayeeResolver: Sendable {
   /// unusable one → unsupported with SiriKit's reason. `shortfall` is true when the amount asked
   /// exceeds what the paying account has.
   package func resolvePayee(_ person: Intentmesh_V1_Person, shortfall: Bool) -> ResolutionResult<Intentmesh_V1_Person> {
-    let name = Self.spokenName(of: person)
-    let found = candidates(for: person)
-    switch found.count {
-    case 0:
-      return .unsupported(
-        ResolutionReason(
-          PayeeUnsupportedReason.noAccount,
-          name.isEmpty ? "That payee has no name or handle." : "No one named \(name) is in your UnicornPay contacts."))
-    case 1:
-      let payee = found[0]
-      if payee.handle.isEmpty {
-        return .unsupported(
-          ResolutionReason(
-            PayeeUnsupportedReason.noValidHandle, "\(payee.displayName) has no UnicornPay handle to pay."))
-      }
-      if !payee.hasAccount {
-        return .unsupported(
-          ResolutionReason(PayeeUnsupportedReason.noAccount, "\(payee.displayName) has no UnicornPay account."))
-      }
-      if !payee.credentialsVerified {
-        return .unsupported(
-          ResolutionReason(
-            PayeeUnsupportedReason.credentialsUnverified,
-            "\(payee.displayName) has not verified their UnicornPay account yet."))
-      }
-      if shortfall {
-        return .unsupported(
-          ResolutionReason(
-            PayeeUnsupportedReason.insufficientFunds, "You don't have enough money to pay \(payee.displayName) that."))
-      }
-      return .success(payee.person)
-    default:
-      return .disambiguation(found.map(\.person), prompt: "Which \(name)?")
-    }
+    resolve(
+      person, role: "payee", pay: "pay",
+      reasons: (PayeeUnsupportedReason.noAccount, .noValidHandle, .credentialsUnverified),
+      shortfall: shortfall ? PayeeUnsupportedReason.insufficientFunds : nil)
   }
 
   /// RequestPayment's payer rule.
   package func resolvePayer(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
-    let name = Self.spokenName(of: person)
+    resolve(
+      person, role: "payer", pay: "ask",
+      reasons: (PayerUnsupportedReason.noAccount, .noValidHandle, .credentialsUnverified), shortfall: nil)
+  }
+
+  /// The rule both share, with each intent's own reason enum.
+  private func resolve<Reason: SwiftProtobuf.Enum>(
+    _ person: Intentmesh_V1_Person, role: String, pay verb: String,
+    reasons: (noAccount: Reason, noValidHandle: Reason, credentialsUnverified: Reason), shortfall: Reason?
+  ) -> ResolutionResult<Intentmesh_V1_Person> {
+    let name = person.spokenName
     let found = candidates(for: person)
     switch found.count {
     case 0:
       return .unsupported(
         ResolutionReason(
-          PayerUnsupportedReason.noAccount,
-          name.isEmpty ? "That payer has no name or handle." : "No one named \(name) is in your UnicornPay contacts."))
+          reasons.noAccount,
+          name.isEmpty ? "That \(role) has no name or handle." : "No one named \(name) is in your UnicornPay contacts.")
+      )
     case 1:
       let payee = found[0]
       if payee.handle.isEmpty {
         return .unsupported(
-          ResolutionReason(
-            PayerUnsupportedReason.noValidHandle, "\(payee.displayName) has no UnicornPay handle to ask."))
+          ResolutionReason(reasons.noValidHandle, "\(payee.displayName) has no UnicornPay handle to \(verb)."))
       }
       if !payee.hasAccount {
-        return .unsupported(
-          ResolutionReason(PayerUnsupportedReason.noAccount, "\(payee.displayName) has no UnicornPay account."))
+        return .unsupported(ResolutionReason(reasons.noAccount, "\(payee.displayName) has no UnicornPay account."))
       }
       if !payee.credentialsVerified {
         return .unsupported(
           ResolutionReason(
-            PayerUnsupportedReason.credentialsUnverified,
-            "\(payee.displayName) has not verified their UnicornPay account yet."))
+            reasons.credentialsUnverified, "\(payee.displayName) has not verified their UnicornPay account yet."))
+      }
+      if let shortfall {
+        return .unsupported(
+          ResolutionReason(shortfall, "You don't have enough money to pay \(payee.displayName) that."))
       }
       return .success(payee.person)
     default:
