@@ -184,18 +184,12 @@ package struct PayBillHandler: IntentHandler {
     let movementID = identifiers.next()
     switch plan.date {
     case .later(let day):
-      let hold = try await Ledger.systemAccount(.scheduled, currency: plan.amount.currency, in: database)
-      try await Ledger.post(
-        .between(
-          id: movementID, userID: context.userID, kind: .scheduledHold, intentIdentifier: context.intentIdentifier,
-          description: "\(plan.bill.payeeNickname) bill on \(day)", from: plan.from.id, to: hold, amount: plan.amount),
-        at: milliseconds, in: database)
-      try await ScheduledPaymentBook.insert(
+      try await ScheduledHold.book(
         ScheduledPayment(
           id: identifiers.next(), userID: context.userID, kind: .bill, fromAccount: plan.from.id,
-          billID: plan.bill.id, amount: plan.amount, dueDate: day,
-          dueAt: Int64(day.start(in: context.timeZone).timeIntervalSince1970 * 1000), holdMovementID: movementID),
-        in: database)
+          billID: plan.bill.id, amount: plan.amount, dueDate: day, dueAt: ScheduledHold.dueAt(day, context: context),
+          holdMovementID: movementID),
+        description: "\(plan.bill.payeeNickname) bill on \(day)", context: context, in: database)
     default:
       let billers = try await Ledger.systemAccount(.bills, currency: plan.amount.currency, in: database)
       try await Ledger.post(

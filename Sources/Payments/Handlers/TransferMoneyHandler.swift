@@ -140,26 +140,20 @@ package struct TransferMoneyHandler: IntentHandler {
     }
     let milliseconds = Int64(context.now.timeIntervalSince1970 * 1000)
     let movementID = identifiers.next()
-    let fees = try await Ledger.systemAccount(.fees, currency: plan.amount.currency, in: database)
-    var legs = [Movement.Leg(plan.from.id, -(plan.amount + plan.fee))]
-    if plan.fee.minorUnits > 0 { legs.append(Movement.Leg(fees, plan.fee)) }
     switch plan.date {
     case .later(let day):
-      let hold = try await Ledger.systemAccount(.scheduled, currency: plan.amount.currency, in: database)
-      legs.append(Movement.Leg(hold, plan.amount))
-      try await Ledger.post(
-        Movement(
-          id: movementID, userID: context.userID, kind: .scheduledHold, intentIdentifier: context.intentIdentifier,
-          description: "transfer to \(plan.to.nickname) on \(day)", legs: legs),
-        at: milliseconds, in: database)
-      try await ScheduledPaymentBook.insert(
+      try await ScheduledHold.book(
         ScheduledPayment(
           id: identifiers.next(), userID: context.userID, kind: .transfer, fromAccount: plan.from.id,
-          toAccount: plan.to.id, amount: plan.amount, dueDate: day,
-          dueAt: Int64(day.start(in: context.timeZone).timeIntervalSince1970 * 1000), holdMovementID: movementID),
-        in: database)
+          toAccount: plan.to.id, amount: plan.amount, dueDate: day, dueAt: ScheduledHold.dueAt(day, context: context),
+          holdMovementID: movementID),
+        fee: plan.fee, description: "transfer to \(plan.to.nickname) on \(day)", context: context, in: database)
     default:
-      legs.append(Movement.Leg(plan.to.id, plan.amount))
+      var legs = [Movement.Leg(plan.from.id, -(plan.amount + plan.fee)), Movement.Leg(plan.to.id, plan.amount)]
+      if plan.fee.minorUnits > 0 {
+        legs.append(
+          Movement.Leg(try await Ledger.systemAccount(.fees, currency: plan.fee.currency, in: database), plan.fee))
+      }
       try await Ledger.post(
         Movement(
           id: movementID, userID: context.userID, kind: .transfer, intentIdentifier: context.intentIdentifier,
