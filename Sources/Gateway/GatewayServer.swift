@@ -32,7 +32,7 @@ package struct GatewayServer: Sendable {
     let server = GRPCServer(
       transport: transport,
       services: [GatewayExtensionService(router: router), GatewayService(router: router), HealthService(board: board)],
-      interceptors: [RequestIDInterceptor()]
+      interceptors: [RequestIDInterceptor(), MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes)]
     )
     let readiness = ReadinessReporter(
       serviceName: "gateway", appName: "IntentMesh gateway", board: board, logger: logger,

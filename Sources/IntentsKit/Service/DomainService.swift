@@ -56,7 +56,7 @@ package struct DomainService: Sendable {
     let server = GRPCServer(
       transport: transport,
       services: prepared.services,
-      interceptors: [RequestIDInterceptor()]
+      interceptors: [RequestIDInterceptor(), MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes)]
     )
     let readiness = ReadinessReporter(
       serviceName: definition.serviceName, appName: manifest.proto.appName, board: board, logger: logger

@@ -1,12 +1,19 @@
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
 
-/// The HTTP/2 transport every IntentMesh server listens with: plaintext on the given address, an
-/// explicit request size limit, and gzip / deflate accepted.
+/// The HTTP/2 transport every IntentMesh server listens with: plaintext on the given address, a
+/// request size cap, and gzip / deflate accepted. The configured message limit is enforced by
+/// `MessageSizeInterceptor`, which answers RESOURCE_EXHAUSTED; the transport's own cap sits above it
+/// and only stops messages far too large to buffer (the transport resets those streams).
 package enum ServiceTransport {
+  /// The transport's cap for a configured message limit: 64 MiB, or the limit when it is larger.
+  package static func transportCap(for maxRequestMessageBytes: Int) -> Int {
+    max(maxRequestMessageBytes, 64 * 1024 * 1024)
+  }
+
   package static func http2(host: String, port: Int, maxRequestMessageBytes: Int) -> HTTP2ServerTransport.Posix {
     let config = HTTP2ServerTransport.Posix.Config.defaults { config in
-      config.rpc.maxRequestPayloadSize = maxRequestMessageBytes
+      config.rpc.maxRequestPayloadSize = transportCap(for: maxRequestMessageBytes)
       config.compression.enabledAlgorithms = .all
     }
     return HTTP2ServerTransport.Posix(

@@ -1,0 +1,67 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import IntentMeshProtos
+import MessagingProtos
+import SwiftProtobuf
+import Testing
+
+@Suite("oversized requests: RESOURCE_EXHAUSTED with a message, not a reset stream", .serialized)
+struct OversizedMessageTests {
+  static func resolve(content bytes: Int) throws -> Intentmesh_V1_ResolveRequest {
+    try .with {
+      $0.context = .with { $0.userID = "diana" }
+      $0.intent = try .with {
+        $0.intentClass = "INSendMessageIntent"
+        $0.payload = try .init(
+          message: Intentmesh_Messaging_V1_SendMessageIntent.with {
+            $0.content = String(repeating: "x", count: bytes)
+          })
+      }
+    }
+  }
+
+  static func call(port: Int, _ request: Intentmesh_V1_ResolveRequest) async throws -> RPCError? {
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+    return try await withGRPCClient(transport: transport) { grpc in
+      do {
+        _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(request)
+        return nil
+      } catch let error as RPCError {
+        return error
+      }
+    }
+  }
+
+  @Test("a domain and the gateway answer a message over their limit with RESOURCE_EXHAUSTED naming both sizes")
+  func resourceExhausted() async throws {
+    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "intentmesh-big-\(UUID().uuidString).sqlite"
+    ).path
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let messaging = try await ServiceProcess(
+      "messaging-service", arguments: ["--port", "0", "--database", database, "--max-message-bytes", "65536"])
+    let gateway = try await ServiceProcess(
+      "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(messaging.port)"])
+
+    let small = try await Self.call(port: messaging.port, try Self.resolve(content: 1_000))
+    #expect(small == nil)
+    let direct = try #require(try await Self.call(port: messaging.port, try Self.resolve(content: 100_000)))
+    #expect(direct.code == .resourceExhausted)
+    #expect(direct.message.contains("accepts at most 65536"), "\(direct.message)")
+    #expect(direct.message.contains("Resolve"), "\(direct.message)")
+
+    // The gateway's own limit is 4 MiB.
+    let throughGateway = try #require(try await Self.call(port: gateway.port, try Self.resolve(content: 5 << 20)))
+    #expect(throughGateway.code == .resourceExhausted, "\(throughGateway)")
+    #expect(throughGateway.message.contains("accepts at most 4194304"), "\(throughGateway.message)")
+    // Under the gateway's limit but over the domain's: the domain's answer passes through.
+    let passed = try #require(try await Self.call(port: gateway.port, try Self.resolve(content: 100_000)))
+    #expect(passed.code == .resourceExhausted)
+    #expect(passed.message.contains("accepts at most 65536"), "\(passed.message)")
+
+    #expect(try await gateway.stop() == 0)
+    #expect(try await messaging.stop() == 0)
+  }
+}
