@@ -147,7 +147,7 @@ let package = Package(
 
     .executableTarget(
       name: "GatewayService",
-      dependencies: ["Gateway", argumentParser],
+      dependencies: ["Gateway", "IntentsKit", argumentParser],
       path: "Services/Gateway",
       exclude: ["README.md"],
       swiftSettings: strictSettings

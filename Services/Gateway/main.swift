@@ -3,9 +3,15 @@
 import ArgumentParser
 import Foundation
 import Gateway
+import IntentsKit
 
 let options = GatewayOptions.parseOrExit()
 do {
+  if options.healthCheck {
+    // A probe needs only the port, not the domains.
+    let port = options.port ?? ProcessInfo.processInfo.environment["INTENTMESH_PORT"].flatMap { Int($0) } ?? 50060
+    exit(await HealthProbe.exitStatus(port: port))
+  }
   try await GatewayServer(configuration: try options.configuration()).run()
 } catch {
   FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))

@@ -8,6 +8,7 @@ let options = ServiceOptions.parseOrExit()
 do {
   let configuration = try options.configuration(
     defaultPort: UnicornChat.defaultPort, defaultDatabase: "data/messaging.sqlite")
+  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port)) }
   let service = DomainService(
     definition: UnicornChat.definition(),
     configuration: configuration,

@@ -8,6 +8,7 @@ let options = ServiceOptions.parseOrExit()
 do {
   let configuration = try options.configuration(
     defaultPort: UnicornRides.defaultPort, defaultDatabase: "data/ridebooking.sqlite")
+  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port)) }
   let clock = try UnicornRides.configuredClock()
   let service = DomainService(
     definition: UnicornRides.definition(area: try UnicornRides.configuredArea(), clock: clock),

@@ -32,6 +32,12 @@ package struct GatewayOptions: ParsableArguments {
   @Option(help: "trace, debug, info, notice, warning, error or critical (env INTENTMESH_LOG_LEVEL).")
   package var logLevel: String?
 
+  @Flag(
+    help:
+      "Ask the gateway on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
+  )
+  package var healthCheck = false
+
   package init() {}
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws

@@ -25,6 +25,12 @@ package struct ServiceOptions: ParsableArguments {
   @Option(help: "Largest request message in bytes (env INTENTMESH_MAX_MESSAGE_BYTES; default 4194304).")
   package var maxMessageBytes: Int?
 
+  @Flag(
+    help:
+      "Ask the service on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
+  )
+  package var healthCheck = false
+
   package init() {}
 
   /// The configuration these options and `environment` describe.

@@ -1,0 +1,30 @@
+internal import IntentMeshProtos
+internal import SwiftProtobuf
+internal import Foundation
+internal import GRPCCore
+internal import GRPCNIOTransportHTTP2
+
+/// `--health-check`: asks a running service on this machine for its grpc.health.v1 status and turns
+/// the answer into an exit status (0 SERVING, 1 anything else or no answer) — what a container
+/// health check runs, with no other tool in the image.
+package enum HealthProbe {
+  /// The status code for the process: 0 when the server at `port` reports SERVING within `timeout`.
+  package static func exitStatus(port: Int, service: String = "", timeout: Duration = .seconds(3)) async -> Int32 {
+    do {
+      let transport = try HTTP2ClientTransport.Posix(
+        target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+      let status = try await withGRPCClient(transport: transport) { client in
+        var options = CallOptions.defaults
+        options.timeout = timeout
+        return try await Grpc_Health_V1_Health.Client(wrapping: client).check(
+          .with { $0.service = service }, options: options
+        ).status
+      }
+      FileHandle.standardError.write(Data("health: \(status)\n".utf8))
+      return status == .serving ? 0 : 1
+    } catch {
+      FileHandle.standardError.write(Data("health: no answer on port \(port): \(error)\n".utf8))
+      return 1
+    }
+  }
+}

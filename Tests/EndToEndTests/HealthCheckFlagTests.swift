@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+
+@Suite("--health-check: the container health check every executable carries", .serialized)
+struct HealthCheckFlagTests {
+  /// Runs `executable --health-check --port port` and returns its exit status.
+  static func probe(_ executable: String, port: Int) throws -> Int32 {
+    let process = Process()
+    process.executableURL = ServiceProcess.binDirectory.appendingPathComponent(executable)
+    process.arguments = ["--health-check", "--port", String(port)]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return process.terminationStatus
+  }
+
+  @Test("exit 0 while the service and the gateway serve, 1 once they are gone")
+  func probe() async throws {
+    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "intentmesh-health-\(UUID().uuidString).sqlite"
+    ).path
+    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let notes = try await ServiceProcess("notes-service", arguments: ["--port", "0", "--database", database])
+    let gateway = try await ServiceProcess(
+      "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(notes.port)"])
+    #expect(try Self.probe("notes-service", port: notes.port) == 0)
+    #expect(try Self.probe("gateway", port: gateway.port) == 0)
+    #expect(try await gateway.stop() == 0)
+    #expect(try await notes.stop() == 0)
+    #expect(try Self.probe("notes-service", port: notes.port) == 1)
+    #expect(try Self.probe("gateway", port: gateway.port) == 1)
+  }
+}
