@@ -48,9 +48,15 @@ extension CurrencyAmount {
     }
   }
 
-  /// The amount in integer cents, or nil when it is finer than a cent.
+  /// The amount in integer cents, or nil when it is finer than a cent, malformed (units and nanos
+  /// of opposite signs, nanos out of range) or too large.
   package var cents: Int64? {
-    guard nanos % 10_000_000 == 0 else { return nil }
-    return units * 100 + Int64(nanos / 10_000_000)
+    guard nanos % 10_000_000 == 0, nanos > -1_000_000_000, nanos < 1_000_000_000,
+      !(units > 0 && nanos < 0), !(units < 0 && nanos > 0)
+    else { return nil }
+    let (whole, overflow) = units.multipliedReportingOverflow(by: 100)
+    guard !overflow else { return nil }
+    let (total, overflowAgain) = whole.addingReportingOverflow(Int64(nanos / 10_000_000))
+    return overflowAgain ? nil : total
   }
 }

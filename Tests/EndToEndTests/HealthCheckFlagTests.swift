@@ -17,10 +17,9 @@ struct HealthCheckFlagTests {
 
   @Test("exit 0 while the service and the gateway serve, 1 once they are gone")
   func probe() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-health-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("health")
+    defer { file.remove() }
+    let database = file.path
     let notes = try await ServiceProcess("notes-service", arguments: ["--port", "0", "--database", database])
     let gateway = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(notes.port)"])

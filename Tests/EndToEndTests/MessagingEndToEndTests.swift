@@ -38,10 +38,9 @@ struct MessagingEndToEndTests {
 
   @Test("serves health and intents, shuts down cleanly on SIGTERM, and keeps what it handled across a restart")
   func lifecycle() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-e2e-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("e2e")
+    defer { file.remove() }
+    let database = file.path
     let arguments = ["--port", "0", "--database", database]
 
     let first = try await ServiceProcess("messaging-service", arguments: arguments)
@@ -103,10 +102,9 @@ struct MessagingEndToEndTests {
 
   @Test("a port already in use fails the start loudly")
   func portInUse() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-e2e-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("e2e")
+    defer { file.remove() }
+    let database = file.path
     let first = try await ServiceProcess("messaging-service", arguments: ["--port", "0", "--database", database])
     do {
       _ = try await ServiceProcess(

@@ -20,14 +20,6 @@ struct NotesEndToEndTests {
     }
   }
 
-  static func withClient<T: Sendable>(
-    port: Int, _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T
-  ) async throws -> T {
-    let transport = try HTTP2ClientTransport.Posix(
-      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-    return try await withGRPCClient(transport: transport) { try await body($0) }
-  }
-
   /// Tomorrow at 17:00 in Zurich, as date components.
   static var tomorrowAtFive: Intentmesh_V1_DateComponents {
     var calendar = Calendar(identifier: .gregorian)
@@ -57,15 +49,14 @@ struct NotesEndToEndTests {
 
   @Test("create a list, add a reminder for tomorrow at 5 p.m., find it by due date, restart, find it again")
   func listAndReminder() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-notes-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("notes")
+    defer { file.remove() }
+    let database = file.path
     let arguments = ["--port", "0", "--database", database]
     let notes = try await ServiceProcess("notes-service", arguments: arguments)
     let gateway = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(notes.port)"])
-    try await Self.withClient(port: gateway.port) { grpc in
+    try await Loopback.withClient(port: gateway.port) { grpc in
       let client = Intentmesh_Gateway_V1_Gateway.Client(wrapping: grpc)
       let created = try await client.interact(
         .with {
@@ -120,7 +111,7 @@ struct NotesEndToEndTests {
     let again = try await ServiceProcess("notes-service", arguments: arguments)
     let gatewayAgain = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(again.port)"])
-    try await Self.withClient(port: gatewayAgain.port) { grpc in
+    try await Loopback.withClient(port: gatewayAgain.port) { grpc in
       let client = Intentmesh_Gateway_V1_Gateway.Client(wrapping: grpc)
       let found = try await Self.search(client)
       #expect(found.tasks.map(\.title.spokenPhrase) == ["Leave work"])

@@ -36,10 +36,9 @@ struct OversizedMessageTests {
 
   @Test("a domain and the gateway answer a message over their limit with RESOURCE_EXHAUSTED naming both sizes")
   func resourceExhausted() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-big-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("big")
+    defer { file.remove() }
+    let database = file.path
     let messaging = try await ServiceProcess(
       "messaging-service", arguments: ["--port", "0", "--database", database, "--max-message-bytes", "65536"])
     let gateway = try await ServiceProcess(

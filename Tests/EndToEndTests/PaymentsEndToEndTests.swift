@@ -34,14 +34,6 @@ struct PaymentsEndToEndTests {
     }
   }
 
-  static func withClient<T: Sendable>(
-    port: Int, _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T
-  ) async throws -> T {
-    let transport = try HTTP2ClientTransport.Posix(
-      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-    return try await withGRPCClient(transport: transport) { try await body($0) }
-  }
-
   /// Opens the service's SQLite file (the service is stopped) and reads the books.
   static func books(at path: String) async throws -> (checking: Int64, movements: Int, handled: Int, problems: [String])
   {
@@ -67,16 +59,15 @@ struct PaymentsEndToEndTests {
 
   @Test("SIGKILL while payments are being handled leaves whole movements only; retries after restart move money once")
   func killedMidHandle() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-pay-kill-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("pay-kill")
+    defer { file.remove() }
+    let database = file.path
     let arguments = ["--port", "0", "--database", database, "--log-level", "warning"]
     let count = 300
 
     let first = try await ServiceProcess("payments-service", arguments: arguments)
     let answered = Counter()
-    try await Self.withClient(port: first.port) { grpc in
+    try await Loopback.withClient(port: first.port) { grpc in
       let client = Extension(wrapping: grpc)
       try await withThrowingTaskGroup(of: Void.self) { group in
         for index in 0..<count {
@@ -105,7 +96,7 @@ struct PaymentsEndToEndTests {
 
     // Restart on the same file and retry every payment: those handled before the kill replay.
     let second = try await ServiceProcess("payments-service", arguments: arguments)
-    let replays = try await Self.withClient(port: second.port) { grpc in
+    let replays = try await Loopback.withClient(port: second.port) { grpc in
       let client = Extension(wrapping: grpc)
       var replays = 0
       for index in 0..<count {
@@ -128,14 +119,13 @@ struct PaymentsEndToEndTests {
 
   @Test("a payment through the gateway: Interact asks for confirmation, then pays; locked devices are refused")
   func throughGateway() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-pay-gw-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("pay-gw")
+    defer { file.remove() }
+    let database = file.path
     let payments = try await ServiceProcess("payments-service", arguments: ["--port", "0", "--database", database])
     let gateway = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(payments.port)"])
-    try await Self.withClient(port: gateway.port) { grpc in
+    try await Loopback.withClient(port: gateway.port) { grpc in
       let client = Gateway(wrapping: grpc)
       var intent = try Self.payment("", units: 85)
       intent.appName = "CornPay"

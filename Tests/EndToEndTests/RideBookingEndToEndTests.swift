@@ -32,25 +32,16 @@ struct RideBookingEndToEndTests {
     $0.payload = try! .init(message: Intentmesh_Ridebooking_V1_GetRideStatusIntent())
   }
 
-  static func withClient<T: Sendable>(
-    port: Int, _ body: (GRPCClient<HTTP2ClientTransport.Posix>) async throws -> T
-  ) async throws -> T {
-    let transport = try HTTP2ClientTransport.Posix(
-      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-    return try await withGRPCClient(transport: transport) { try await body($0) }
-  }
-
   @Test("book through Interact, follow the live status to completion through the gateway, restart, find the ride")
   func wholeRide() async throws {
-    let database = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "intentmesh-rides-\(UUID().uuidString).sqlite"
-    ).path
-    defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database + suffix) } }
+    let file = TemporaryDatabaseFile("rides")
+    defer { file.remove() }
+    let database = file.path
     let arguments = ["--port", "0", "--database", database]
     let rides = try await ServiceProcess("ridebooking-service", arguments: arguments, environment: Self.fast)
     let gateway = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(rides.port)"])
-    let rideID = try await Self.withClient(port: gateway.port) { grpc in
+    let rideID = try await Loopback.withClient(port: gateway.port) { grpc in
       let client = Intentmesh_Gateway_V1_Gateway.Client(wrapping: grpc)
       var turn = try await client.interact(
         .with {
@@ -119,7 +110,7 @@ struct RideBookingEndToEndTests {
     // afresh with the process, so the restarted service runs far faster: the ride is long over.
     let again = try await ServiceProcess(
       "ridebooking-service", arguments: arguments, environment: ["UNICORNRIDES_CLOCK_SPEED": "100000"])
-    try await Self.withClient(port: again.port) { grpc in
+    try await Loopback.withClient(port: again.port) { grpc in
       let handled = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).handle(
         .with {
           $0.context = Self.context

@@ -202,6 +202,32 @@ struct TasksAndRemindersTests {
           }
         })
       #expect(dueToday.response.tasks.map(\.title.spokenPhrase) == ["Leave work", "Feed the unicorn"])
+      // "At 7 p.m." with no day, said on the 22nd, is due on the 22nd; a day later the search does
+      // not re-read it as 7 p.m. today.
+      let hourOnly = TemporalEventTrigger.with {
+        $0.dateComponentsRange = .with { $0.startDateComponents = .with { $0.hour = 19 } }
+      }
+      _ = try await fixture.handle(
+        fixture.addTasks,
+        .with {
+          $0.taskTitles = [spoken("Walk the unicorn")]; $0.temporalEventTrigger = hourOnly
+        })
+      fixture.clock.advance(by: 86_400)
+      let dueNextDay = try await fixture.handle(
+        fixture.search,
+        .with {
+          $0.dateSearchType = .byDueDate
+          $0.dateTime = .with {
+            $0.startDateComponents = .with {
+              $0.year = 2026; $0.month = 5; $0.day = 23
+            }
+          }
+        })
+      #expect(dueNextDay.response.tasks.isEmpty)
+      let identified = try await fixture.handle(
+        fixture.search, .with { $0.title = .spoken("Groceries", identifier: "list-groceries") })
+      #expect(identified.response.taskLists.map(\.identifier) == ["list-groceries"])
+      #expect(identified.response.notes.isEmpty && identified.response.tasks.isEmpty)
       let byTitle = try await fixture.handle(fixture.search, .with { $0.title = spoken("grocer") })
       #expect(byTitle.response.taskLists.map(\.title.spokenPhrase) == ["Groceries"])
       let byContent = try await fixture.handle(fixture.search, .with { $0.content = "hoverboard" })

@@ -177,6 +177,13 @@ struct AccountsAndBillsTests {
       #expect(later.response.code == .success)
       #expect(later.response.billDetails.paymentStatus == .unpaid)
       #expect(try await fixture.balance("system:scheduled:USD") == 3_175)
+      // Scheduled in full: paying the water bill again before its day finds nothing due.
+      let twice = try await fixture.payBill.resolveAmount(
+        intent: Self.payBill("Rainbow Water"), context: fixture.context())
+      #expect(twice.unsupportedReason?.message == "Nothing is due on that bill.")
+      let refused = try await fixture.handle(fixture.payBill, Self.payBill("Rainbow Water"))
+      #expect(refused.userActivity?.userInfo["error"] == "invalidAmount")
+      #expect(try await fixture.balance("system:scheduled:USD") == 3_175)
       let onTheDay = Date(timeIntervalSince1970: 1_780_005_600)  // 2026-05-29 00:00 in Zurich
       #expect(
         try await ScheduledSettlement.settleDue(store: fixture.store, now: onTheDay, identifiers: fixture.identifiers)

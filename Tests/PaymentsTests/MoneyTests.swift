@@ -33,6 +33,7 @@ struct MoneyTests {
     }
     #expect(throws: Money.ConversionError.malformed) { try Money(usd(1, -1)) }
     #expect(throws: Money.ConversionError.malformed) { try Money(usd(1, 1_000_000_000)) }
+    #expect(throws: Money.ConversionError.malformed) { try Money(usd(0, Int32.min)) }
     #expect(throws: Money.ConversionError.unknownCurrency("XYZ")) { try Money(usd(1, currency: "XYZ")) }
     #expect(throws: Money.ConversionError.overflow) { try Money(usd(Int64.max / 10)) }
   }

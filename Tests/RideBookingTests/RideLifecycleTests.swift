@@ -192,6 +192,13 @@ struct RideLifecycleTests {
       #expect(rating.unsupportedReason?.message == "A rating is from 0 to 10.")
       let badTip = try await fixture.handle(fixture.feedback, .with { $0.tip = .cents(20_000) })
       #expect(badTip.userActivity?.userInfo["error"] == "invalidTip")
+      // Absurd amounts are refused, not trapped on.
+      let huge = try await fixture.handle(fixture.feedback, .with { $0.tip = .with { $0.units = Int64.max / 10 } })
+      #expect(huge.userActivity?.userInfo["error"] == "invalidTip")
+      #expect(
+        CurrencyAmount.with {
+          $0.units = 1; $0.nanos = -10_000_000
+        }.cents == nil)
       let intent = SendRideFeedbackIntent.with {
         $0.rideIdentifier = booked.rideIdentifier; $0.rating = 9; $0.tip = .cents(200)
       }

@@ -15,6 +15,9 @@ package final class ManualClock: DomainClock {
     var now: Date
     var nextID: UInt64 = 0
     var sleepers: [Sleeper] = []
+    /// Sleeps begun whose continuation is not registered yet.
+    var starting: Set<UInt64> = []
+    /// Of those, the ones cancelled before registering.
     var cancelled: Set<UInt64> = []
   }
 
@@ -43,11 +46,13 @@ package final class ManualClock: DomainClock {
   package func sleep(until deadline: Date) async throws {
     let id = state.withLock { state -> UInt64 in
       state.nextID += 1
+      state.starting.insert(state.nextID)
       return state.nextID
     }
     try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
         let resumeNow: Result<Void, any Error>? = state.withLock { state in
+          state.starting.remove(id)
           if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
           if deadline <= state.now { return .success(()) }
           state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
@@ -58,7 +63,8 @@ package final class ManualClock: DomainClock {
     } onCancel: {
       let sleeper = state.withLock { state -> Sleeper? in
         guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
-          state.cancelled.insert(id)
+          // Not registered yet: the registration sees this. Already resumed: nothing to do.
+          if state.starting.contains(id) { state.cancelled.insert(id) }
           return nil
         }
         return state.sleepers.remove(at: index)

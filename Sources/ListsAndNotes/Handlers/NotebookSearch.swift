@@ -28,6 +28,8 @@ package struct NotebookSearch: Sendable {
     guard intent.hasTitle, !intent.title.spokenPhrase.isEmpty || !intent.title.vocabularyIdentifier.isEmpty else {
       return true
     }
+    // An identified title means that item only.
+    if !intent.title.vocabularyIdentifier.isEmpty { return notebook.names(intent.title, title: title, id: id) }
     if notebook.names(intent.title, title: title, id: id) { return true }
     return NameMatching.normalized(title).contains(NameMatching.normalized(intent.title.spokenPhrase))
   }
@@ -51,9 +53,10 @@ package struct NotebookSearch: Sendable {
     switch intent.dateSearchType {
     case .byModifiedDate: return task.modifiedAt
     case .byDueDate:
-      guard let trigger = task.temporalTrigger, let start = TriggerRules.start(of: trigger, context: context) else {
-        return nil
-      }
+      // The first due moment was fixed when the reminder was made; a search must not re-read
+      // "at 5 p.m." as 5 p.m. on the day of the search.
+      guard let trigger = task.temporalTrigger, let dueAt = task.dueAt else { return nil }
+      let start = NotebookTime.date(dueAt)
       let range = trigger.dateComponentsRange
       let interval = CalendarDates.interval(of: intent.dateTime, timeZone: context.timeZone, reference: context.now)
       let after = (interval.start ?? .distantPast).addingTimeInterval(-0.001)

@@ -69,8 +69,15 @@ package struct PayBillHandler: IntentHandler {
   }
 
   func resolveAmount(intent: Intent, context: IntentContext) async throws -> ResolutionResult<PaymentAmount> {
-    let bills = try await store.read { try await BillResolver.load(userID: context.userID, from: $0) }
-    let bill = bills.billToPay(intent.billPayee, type: intent.billType)
+    let (bills, scheduled) = try await store.read { database in
+      (
+        try await BillResolver.load(userID: context.userID, from: database),
+        try await ScheduledPaymentBook.payments(of: context.userID, in: database)
+      )
+    }
+    let bill = bills.billToPay(intent.billPayee, type: intent.billType).map {
+      Self.outstanding($0, scheduled: scheduled)
+    }
     switch Self.amount(intent.transactionAmount, bill: bill) {
     case .success(let money):
       return .success(
@@ -91,6 +98,18 @@ package struct PayBillHandler: IntentHandler {
   > {
     ScheduledDate.resolve(
       intent.transactionScheduledDate, given: intent.hasTransactionScheduledDate, context: context)
+  }
+
+  /// The bill with its scheduled payments counted: what they will pay on their day is no longer
+  /// due now, so the same bill cannot be paid twice over.
+  static func outstanding(_ bill: StoredBill, scheduled: [ScheduledPayment]) -> StoredBill {
+    let pending = scheduled.filter { $0.kind == .bill && $0.billID == bill.id && $0.status == .pending }
+      .reduce(Int64(0)) { $0 + $1.amount.minorUnits }
+    guard pending > 0 else { return bill }
+    var bill = bill
+    bill.amountDue = Money(max(0, bill.amountDue.minorUnits - pending), bill.amountDue.currency)
+    bill.minimumDue = Money(max(0, bill.minimumDue.minorUnits - pending), bill.minimumDue.currency)
+    return bill
   }
 
   enum AmountProblem: Error, Equatable {
@@ -140,9 +159,11 @@ package struct PayBillHandler: IntentHandler {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let bills = try await BillResolver.load(userID: context.userID, from: database)
-    guard let bill = bills.billToPay(intent.billPayee, type: intent.billType) else {
+    guard let found = bills.billToPay(intent.billPayee, type: intent.billType) else {
       return .failure(IntentRefusal(.failure, "unresolvedBill"))
     }
+    let bill = Self.outstanding(
+      found, scheduled: try await ScheduledPaymentBook.payments(of: context.userID, in: database))
     let accounts = try await AccountResolver.load(userID: context.userID, from: database)
     let from =
       AccountResolver.isEmpty(intent.fromAccount)

@@ -33,7 +33,8 @@ package struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
   package init(_ amount: Intentmesh_V1_CurrencyAmount) throws(ConversionError) {
     let currency = amount.currencyCode.uppercased()
     guard let digits = Self.fractionDigits[currency] else { throw .unknownCurrency(amount.currencyCode) }
-    guard abs(amount.nanos) < 1_000_000_000,
+    // Not abs(): Int32.min has no positive twin.
+    guard amount.nanos > -1_000_000_000, amount.nanos < 1_000_000_000,
       !(amount.units > 0 && amount.nanos < 0), !(amount.units < 0 && amount.nanos > 0)
     else { throw .malformed }
     let nanosPerMinor = Int32(Self.powerOfTen(9 - digits))
