@@ -164,7 +164,7 @@ package struct PayBillHandler: IntentHandler {
     }
     let bill = Self.outstanding(
       found, scheduled: try await ScheduledPaymentBook.payments(of: context.userID, in: database))
-    let accounts = try await AccountResolver.load(userID: context.userID, from: database)
+    let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let from =
       AccountResolver.isEmpty(intent.fromAccount)
       ? accounts.defaultAccount(currency: bill.amountDue.currency) : accounts.account(for: intent.fromAccount)
@@ -176,10 +176,7 @@ package struct PayBillHandler: IntentHandler {
     }
     let date = ScheduledDate.check(
       intent.hasTransactionScheduledDate ? intent.transactionScheduledDate : nil, context: context)
-    switch date {
-    case .now, .later: break
-    case .past, .tooFar, .unreadable: return .failure(IntentRefusal(.failure, "invalidScheduledDate"))
-    }
+    guard date.isBookable else { return .failure(IntentRefusal(.failure, "invalidScheduledDate")) }
     guard amount <= from.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
     return .success(Plan(bill: bill, from: from, amount: amount, date: date))
   }

@@ -64,7 +64,7 @@ package struct RequestPaymentHandler: IntentHandler {
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
-    let accounts = try await AccountResolver.load(userID: context.userID, from: database)
+    let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let amount: Money
     switch AmountCheck.check(
       intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)

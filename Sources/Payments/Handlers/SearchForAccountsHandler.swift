@@ -67,7 +67,7 @@ package struct SearchForAccountsHandler: IntentHandler {
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return refusal }
-    let resolver = try await AccountResolver.load(userID: context.userID, from: database)
+    let resolver = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     var found = resolver.accounts
     if intent.hasAccountNickname,
       !intent.accountNickname.spokenPhrase.isEmpty

@@ -76,7 +76,7 @@ package struct SendPaymentHandler: IntentHandler {
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
-    let accounts = try await AccountResolver.load(userID: context.userID, from: database)
+    let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let check = AmountCheck.check(
       intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
     let amount: Money

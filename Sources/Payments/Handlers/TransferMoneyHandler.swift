@@ -101,7 +101,7 @@ package struct TransferMoneyHandler: IntentHandler {
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
-    let accounts = try await AccountResolver.load(userID: context.userID, from: database)
+    let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     guard let from = accounts.account(for: intent.fromAccount) else {
       return .failure(IntentRefusal(.failure, "unresolvedFromAccount"))
     }
@@ -112,10 +112,7 @@ package struct TransferMoneyHandler: IntentHandler {
     else { return .failure(IntentRefusal(.failure, "invalidAmount")) }
     let date = ScheduledDate.check(
       intent.hasTransactionScheduledDate ? intent.transactionScheduledDate : nil, context: context)
-    switch date {
-    case .now, .later: break
-    case .past, .tooFar, .unreadable: return .failure(IntentRefusal(.failure, "invalidScheduledDate"))
-    }
+    guard date.isBookable else { return .failure(IntentRefusal(.failure, "invalidScheduledDate")) }
     let fee = TransferRules.fee(from: from, to: to)
     guard amount + fee <= from.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
     return .success(Plan(from: from, to: to, amount: amount, fee: fee, date: date))

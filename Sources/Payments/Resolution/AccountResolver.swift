@@ -25,12 +25,22 @@ package struct AccountResolver: Sendable {
     self.organizations = organizations
   }
 
-  package static func load(userID: String, from database: any SQLDatabase) async throws -> AccountResolver {
-    AccountResolver(
+  /// The user's accounts and account vocabulary; `profile`, when the caller has read it already,
+  /// spares reading it again for the home currency.
+  package static func load(userID: String, profile: PaymentProfile? = nil, from database: any SQLDatabase)
+    async throws -> AccountResolver
+  {
+    let homeCurrency: String
+    if let profile {
+      homeCurrency = profile.homeCurrency
+    } else {
+      homeCurrency = try await PaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD"
+    }
+    return AccountResolver(
       accounts: try await AccountBook.accounts(of: userID, in: database),
       nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
       organizations: try await UserVocabulary.entries(userID: userID, type: .paymentsOrganizationName, in: database),
-      defaultCurrency: try await PaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD")
+      defaultCurrency: homeCurrency)
   }
 
   /// True when `account` names nothing at all.

@@ -16,6 +16,14 @@ package enum ScheduledDate {
     case past(CalendarDay)
     case tooFar(CalendarDay)
     case unreadable
+
+    /// Today or a later day within the horizon: a transaction can be booked for it.
+    package var isBookable: Bool {
+      switch self {
+      case .now, .later: true
+      case .past, .tooFar, .unreadable: false
+      }
+    }
   }
 
   package static func check(_ range: Intentmesh_V1_DateComponentsRange?, context: IntentContext) -> Check {
