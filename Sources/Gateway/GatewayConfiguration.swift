@@ -7,6 +7,8 @@ package import Logging
 package struct GatewayConfiguration: Sendable {
   package var host: String
   package var port: Int
+  /// The port Prometheus metrics are served on over HTTP; 0 picks a free one, nil serves none.
+  package var metricsPort: Int?
   package var domains: [DomainEndpoint]
   /// How often every domain is described again (also on each health change).
   package var refreshInterval: Duration
@@ -18,12 +20,14 @@ package struct GatewayConfiguration: Sendable {
   package var maxRequestMessageBytes: Int
 
   package init(
-    host: String = "127.0.0.1", port: Int = 50060, domains: [DomainEndpoint], refreshInterval: Duration = .seconds(10),
+    host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, domains: [DomainEndpoint],
+    refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024
   ) {
     self.host = host
     self.port = port
+    self.metricsPort = metricsPort
     self.domains = domains
     self.refreshInterval = refreshInterval
     self.defaultTimeout = defaultTimeout

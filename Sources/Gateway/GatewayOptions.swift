@@ -38,6 +38,12 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var healthCheck = false
 
+  @Option(
+    help:
+      "Port for Prometheus metrics over HTTP at /metrics (env INTENTMESH_METRICS_PORT; default the gRPC port + 1000, or a free one when the gRPC port is 0; -1 serves none)."
+  )
+  package var metricsPort: Int?
+
   package init() {}
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -63,10 +69,18 @@ package struct GatewayOptions: ParsableArguments {
         guard let number = Int(text), (0...65535).contains(number) else { throw ValidationError("bad port \(text)") }
         return number
       } ?? 50060
+    let metrics =
+      try value(metricsPort.map(String.init), "INTENTMESH_METRICS_PORT").map { text in
+        guard let number = Int(text), (-1...65535).contains(number) else {
+          throw ValidationError("bad metrics port \(text)")
+        }
+        return number
+      } ?? (port == 0 ? 0 : port + 1000)
     let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
     return GatewayConfiguration(
       host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
       port: port,
+      metricsPort: metrics < 0 ? nil : metrics,
       domains: endpoints,
       refreshInterval: .milliseconds(Int64(refresh * 1000)),
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),

@@ -29,10 +29,20 @@ package struct GatewayServer: Sendable {
     let board = HealthStatusBoard()
     let transport = ServiceTransport.http2(
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes)
+    let metrics = RPCMetrics()
+    let reflection = try ReflectionService(services: [
+      "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health",
+    ])
     let server = GRPCServer(
       transport: transport,
-      services: [GatewayExtensionService(router: router), GatewayService(router: router), HealthService(board: board)],
-      interceptors: [RequestIDInterceptor(), MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes)]
+      services: [
+        GatewayExtensionService(router: router), GatewayService(router: router), HealthService(board: board),
+        reflection,
+      ],
+      interceptors: [
+        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(),
+        MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
+      ]
     )
     let readiness = ReadinessReporter(
       serviceName: "gateway", appName: "IntentMesh gateway", board: board, logger: logger,
@@ -42,13 +52,20 @@ package struct GatewayServer: Sendable {
       await directory.firstRoundCompleted()
       return try await server.listeningEndpoint
     }
+    var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+      .init(service: DirectoryService(directory: directory)),
+      .init(service: GRPCServerService(server: server)),
+      .init(service: readiness),
+    ]
+    if let metricsPort = configuration.metricsPort {
+      services.append(
+        .init(
+          service: MetricsHTTPServer(
+            metrics: metrics, serviceName: "gateway", host: configuration.host, port: metricsPort, logger: logger)))
+    }
     let group = ServiceGroup(
       configuration: .init(
-        services: [
-          .init(service: DirectoryService(directory: directory)),
-          .init(service: GRPCServerService(server: server)),
-          .init(service: readiness),
-        ],
+        services: services,
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
       ))

@@ -7,7 +7,7 @@ package import IntentsKit
 internal import Logging
 
 /// Runs a domain in-process, exactly as its executable assembles it, for service tests: a fresh
-/// SQLite file, the IntentsExtension and health services behind an in-process transport, and a
+/// store (`TestStore`), the IntentsExtension and health services behind an in-process transport, and a
 /// generated client.
 package struct InProcessDomain: Sendable {
   package typealias Client = Intentmesh_V1_IntentsExtension.Client<InProcessTransport.Client>
@@ -27,11 +27,10 @@ package struct InProcessDomain: Sendable {
   package func run<T: Sendable>(
     _ body: (Client, HealthClient, PreparedDomain, any IntentStore) async throws -> T
   ) async throws -> T {
-    let path = TemporaryDatabase.path(named: definition.serviceName)
-    defer { TemporaryDatabase.remove(path) }
     var logger = Logger(label: "test.\(definition.serviceName)")
     logger.logLevel = .warning
-    let store = try await SQLiteStore.open(path: path, logger: logger)
+    let opened = try await TestStore.open(named: definition.serviceName, logger: logger)
+    let store = opened.store
     do {
       let prepared = try await PreparedDomain.prepare(
         definition: definition, store: store, manifestDirectory: manifestDirectory, now: now, logger: logger)
@@ -44,10 +43,10 @@ package struct InProcessDomain: Sendable {
           try await body(Client(wrapping: grpcClient), HealthClient(wrapping: grpcClient), prepared, store)
         }
       }
-      try await store.close()
+      try await opened.dispose()
       return result
     } catch {
-      try? await store.close()
+      try? await opened.dispose()
       throw error
     }
   }

@@ -14,23 +14,15 @@ struct NotesFixture {
   static let start = Date(timeIntervalSince1970: 1_779_440_400)  // 2026-05-22 09:00 UTC, 11:00 in Zurich
   static let zurich = TimeZone(identifier: "Europe/Zurich")!
 
-  let store: SQLiteStore
+  let store: any IntentStore
   let clock: ManualClock
   let identifiers = SequentialIdentifierGenerator(prefix: "item")
 
   static func with<T: Sendable>(_ body: (NotesFixture) async throws -> T) async throws -> T {
-    let path = TemporaryDatabase.path(named: "notes-test")
-    defer { TemporaryDatabase.remove(path) }
-    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-    do {
+    try await TestStore.with(named: "notes-test") { store in
       try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + NotesSchema.migrations)
       try await NotesSeed.seed(store)
-      let result = try await body(NotesFixture(store: store, clock: ManualClock(start: start)))
-      try await store.close()
-      return result
-    } catch {
-      try? await store.close()
-      throw error
+      return try await body(NotesFixture(store: store, clock: ManualClock(start: start)))
     }
   }
 

@@ -16,23 +16,14 @@ struct MessagingFixture {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Services/Messaging/Manifest")
 
-  let store: SQLiteStore
-  let path: String
+  let store: any IntentStore
   let identifiers = SequentialIdentifierGenerator(prefix: "msg")
 
   static func with<T: Sendable>(_ body: (MessagingFixture) async throws -> T) async throws -> T {
-    let path = TemporaryDatabase.path(named: "messaging-test")
-    defer { TemporaryDatabase.remove(path) }
-    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-    do {
+    try await TestStore.with(named: "messaging-test") { store in
       try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + MessagingSchema.migrations)
       try await MessagingSeed.seed(store)
-      let result = try await body(MessagingFixture(store: store, path: path))
-      try await store.close()
-      return result
-    } catch {
-      try? await store.close()
-      throw error
+      return try await body(MessagingFixture(store: store))
     }
   }
 

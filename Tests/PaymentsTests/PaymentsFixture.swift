@@ -18,22 +18,14 @@ struct PaymentsFixture {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Services/Payments/Manifest")
 
-  let store: SQLiteStore
+  let store: any IntentStore
   let identifiers = SequentialIdentifierGenerator(prefix: "pay")
 
   static func with<T: Sendable>(_ body: (PaymentsFixture) async throws -> T) async throws -> T {
-    let path = TemporaryDatabase.path(named: "payments-test")
-    defer { TemporaryDatabase.remove(path) }
-    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-    do {
+    try await TestStore.with(named: "payments-test") { store in
       try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + PaymentsSchema.migrations)
       try await PaymentsSeed.seed(store)
-      let result = try await body(PaymentsFixture(store: store))
-      try await store.close()
-      return result
-    } catch {
-      try? await store.close()
-      throw error
+      return try await body(PaymentsFixture(store: store))
     }
   }
 

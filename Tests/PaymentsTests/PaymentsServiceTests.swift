@@ -165,8 +165,10 @@ struct PaymentsServiceTests {
       #expect(balances.2 == Int64(paid) * 10_000)
       #expect(balances.3.isEmpty)
       let total = try await store.read { database in
-        try await database.raw("SELECT SUM(balance_minor) AS total FROM payments_accounts WHERE currency = 'USD'")
-          .first()!.decode(column: "total", as: Int64.self)
+        try await database.raw(
+          "SELECT CAST(SUM(balance_minor) AS BIGINT) AS total FROM payments_accounts WHERE currency = 'USD'"
+        )
+        .first()!.decode(column: "total", as: Int64.self)
       }
       #expect(total == 0)
     }

@@ -18,27 +18,19 @@ struct RideFixture {
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Services/RideBooking/Manifest")
 
-  let store: SQLiteStore
+  let store: any IntentStore
   let clock: ManualClock
   let identifiers = SequentialIdentifierGenerator(prefix: "ride")
   let vocabulary: AppIntentVocabularyPlist
 
   static func with<T: Sendable>(_ body: (RideFixture) async throws -> T) async throws -> T {
-    let path = TemporaryDatabase.path(named: "rides-test")
-    defer { TemporaryDatabase.remove(path) }
-    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
-    do {
+    try await TestStore.with(named: "rides-test") { store in
       try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + RideBookingSchema.migrations)
       try await RideBookingSeed.seed(store)
       let fixture = RideFixture(
         store: store, clock: ManualClock(start: start),
         vocabulary: try AppIntentVocabularyPlist.load(inManifest: manifest))
-      let result = try await body(fixture)
-      try await store.close()
-      return result
-    } catch {
-      try? await store.close()
-      throw error
+      return try await body(fixture)
     }
   }
 

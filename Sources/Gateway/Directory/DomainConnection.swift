@@ -3,6 +3,7 @@ internal import SwiftProtobuf
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
 package import IntentMeshProtos
+internal import IntentsKit
 
 /// A gateway's client of one domain: one HTTP/2 connection that reconnects with backoff, and the
 /// generated clients over it.
@@ -18,7 +19,12 @@ package final class DomainConnection: Sendable {
     config.backoff.initial = .milliseconds(100)
     config.backoff.max = .seconds(2)
     config.connection.maxIdleTime = nil
-    let serviceConfig = ServiceConfig()
+    // A domain's answer passes through whatever its size (up to the transport cap the services
+    // use): grpc-swift's client otherwise refuses messages over 4 MiB.
+    let cap = ServiceTransport.transportCap(for: 0)
+    let serviceConfig = ServiceConfig(methodConfig: [
+      MethodConfig(names: [.init(service: "")], maxRequestMessageBytes: cap, maxResponseMessageBytes: cap)
+    ])
     let transport = try HTTP2ClientTransport.Posix(
       target: .dns(host: endpoint.host, port: endpoint.port),
       transportSecurity: .plaintext,

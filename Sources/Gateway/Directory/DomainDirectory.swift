@@ -37,6 +37,14 @@ package final class DomainDirectory: Sendable {
     state.withLock { state in connections.map { ($0.endpoint, state.statuses[$0.endpoint] ?? DomainStatus()) } }
   }
 
+  /// One of an app's replicas for the next call: a SERVING one at random, so calls spread over
+  /// them and skip one that is down; any one when none is SERVING (the call then says why).
+  package func choose(among replicas: [DomainEndpoint]) -> DomainEndpoint {
+    guard replicas.count > 1 else { return replicas[0] }
+    let serving = state.withLock { state in replicas.filter { state.statuses[$0]?.health == "SERVING" } }
+    return (serving.isEmpty ? replicas : serving).randomElement() ?? replicas[0]
+  }
+
   package func connection(for endpoint: DomainEndpoint) -> DomainConnection? {
     connections.first { $0.endpoint == endpoint }
   }

@@ -74,7 +74,8 @@ package struct DomainCall: Sendable {
     do {
       return try await call()
     } catch let error as RPCError where error.code == .unavailable {
-      throw GatewayError.domainUnavailable(appName: route.appName, endpoint: "\(route.endpoint)", detail: error.message)
+      throw GatewayError.domainUnavailable(
+        appName: route.appName, endpoint: "\(connection.endpoint)", detail: error.message)
     } catch let error as RPCError {
       // The domain's status and message pass through; its transport trailers do not.
       throw RPCError(

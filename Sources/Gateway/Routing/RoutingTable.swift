@@ -5,14 +5,28 @@ internal import IntentsKit
 
 /// Intent class (and app name) → the domain that handles it, built from the domains' manifests.
 package struct RoutingTable: Sendable {
-  /// One intent class served by one domain.
+  /// One intent class served by one app, on one or more replicas of its domain service.
   package struct Route: Sendable {
-    package var endpoint: DomainEndpoint
+    /// Where the app's domain service runs: replicas share one store, any of them can answer.
+    package var replicas: [DomainEndpoint]
     package var appName: String
     package var alternativeAppNames: [String]
     package var declaration: Intentmesh_V1_IntentDeclaration
 
     package var intentClass: String { declaration.intentClass }
+
+    /// The first replica: where a route with a single endpoint goes.
+    package var endpoint: DomainEndpoint { replicas[0] }
+
+    package init(
+      endpoint: DomainEndpoint, appName: String, alternativeAppNames: [String],
+      declaration: Intentmesh_V1_IntentDeclaration
+    ) {
+      self.replicas = [endpoint]
+      self.appName = appName
+      self.alternativeAppNames = alternativeAppNames
+      self.declaration = declaration
+    }
 
     /// Whether the user called the app by `name`: its name or an alternative, ignoring case and spaces.
     package func isNamed(_ name: String) -> Bool {
@@ -32,9 +46,17 @@ package struct RoutingTable: Sendable {
     for (endpoint, manifest) in manifests {
       let alternatives = manifest.alternativeAppNames.map(\.name)
       for declaration in manifest.intents {
-        routes[declaration.intentClass, default: []].append(
-          Route(
-            endpoint: endpoint, appName: manifest.appName, alternativeAppNames: alternatives, declaration: declaration))
+        var candidates = routes[declaration.intentClass, default: []]
+        // The same app on another endpoint is a replica, not a second app.
+        if let index = candidates.firstIndex(where: { $0.appName == manifest.appName }) {
+          candidates[index].replicas.append(endpoint)
+        } else {
+          candidates.append(
+            Route(
+              endpoint: endpoint, appName: manifest.appName, alternativeAppNames: alternatives,
+              declaration: declaration))
+        }
+        routes[declaration.intentClass] = candidates
       }
     }
     self.routes = routes

@@ -58,8 +58,11 @@ package struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServicePr
     request: ServerRequest<Intentmesh_V1_SetUserVocabularyRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_SetUserVocabularyResponse> {
     let type = request.message.vocabularyType
+    var apps: Set<String> = []
     let routes = router.directory.statuses.compactMap { endpoint, status -> RoutingTable.Route? in
       guard let manifest = status.manifest, manifest.vocabularyTypes.contains(type) else { return nil }
+      // Replicas of one app share its store: tell one of them.
+      guard apps.insert(manifest.appName).inserted else { return nil }
       return RoutingTable.Route(
         endpoint: endpoint, appName: manifest.appName, alternativeAppNames: [], declaration: .init())
     }

@@ -24,9 +24,10 @@ package struct GatewayRouter: Sendable {
   }
 
   package func call(route: RoutingTable.Route, metadata: Metadata, elapsed: Duration) throws -> DomainCall {
-    guard let connection = directory.connection(for: route.endpoint) else {
+    let endpoint = directory.choose(among: route.replicas)
+    guard let connection = directory.connection(for: endpoint) else {
       throw GatewayError.domainUnavailable(
-        appName: route.appName, endpoint: "\(route.endpoint)", detail: "not configured")
+        appName: route.appName, endpoint: "\(endpoint)", detail: "not configured")
     }
     return DomainCall(
       route: route, connection: connection, metadata: ForwardedMetadata.forward(metadata),

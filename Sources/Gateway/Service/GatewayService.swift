@@ -61,7 +61,7 @@ package struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
         response.routes = table.allRoutes.map { route in
           .with {
             $0.intentClass = route.intentClass
-            $0.endpoint = "\(route.endpoint)"
+            $0.endpoint = route.replicas.map { "\($0)" }.joined(separator: ",")
             $0.appName = route.appName
             $0.payloadType = route.declaration.payloadType
             $0.restrictedWhileLocked = route.restrictedWhileLocked

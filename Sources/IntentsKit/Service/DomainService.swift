@@ -32,7 +32,10 @@ package struct DomainService: Sendable {
   package func run() async throws {
     var logger = Logger(label: definition.serviceName)
     logger.logLevel = configuration.logLevel
-    let store = try await SQLiteStore.open(path: configuration.databasePath, logger: logger)
+    let store = try await StoreOpener.open(
+      configuration.database, defaultSchema: StoreOpener.defaultSchema(forService: definition.serviceName),
+      logger: logger)
+    logger.info("store: \(configuration.database.redacted)")
     do {
       try await serve(store: store, logger: logger)
     } catch {
@@ -43,7 +46,7 @@ package struct DomainService: Sendable {
     logger.info("stopped cleanly")
   }
 
-  private func serve(store: SQLiteStore, logger: Logger) async throws {
+  private func serve(store: any IntentStore, logger: Logger) async throws {
     guard let manifestDirectory = configuration.manifestDirectory ?? bundledManifest else {
       throw ManifestError.unreadable(path: "(none)", underlying: "no manifest folder: pass --manifest")
     }
@@ -53,10 +56,15 @@ package struct DomainService: Sendable {
     let manifest = prepared.manifest
     let transport = ServiceTransport.http2(
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes)
+    let metrics = RPCMetrics()
+    let reflection = try ReflectionService(services: ["intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"])
     let server = GRPCServer(
       transport: transport,
-      services: prepared.services,
-      interceptors: [RequestIDInterceptor(), MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes)]
+      services: prepared.services + [reflection],
+      interceptors: [
+        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(),
+        MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
+      ]
     )
     let readiness = ReadinessReporter(
       serviceName: definition.serviceName, appName: manifest.proto.appName, board: board, logger: logger
@@ -64,6 +72,13 @@ package struct DomainService: Sendable {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: GRPCServerService(server: server)), .init(service: readiness),
     ]
+    if let metricsPort = configuration.metricsPort {
+      services.append(
+        .init(
+          service: MetricsHTTPServer(
+            metrics: metrics, serviceName: definition.serviceName, host: configuration.host, port: metricsPort,
+            logger: logger)))
+    }
     if let maintenance = definition.maintenance {
       services.append(
         .init(service: MaintenanceService(maintenance: maintenance, store: store, now: now, logger: logger)))

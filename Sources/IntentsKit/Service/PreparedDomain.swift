@@ -23,8 +23,10 @@ package struct PreparedDomain: Sendable {
     now: @escaping @Sendable () -> Date,
     logger: Logger
   ) async throws -> PreparedDomain {
-    try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + definition.migrations)
-    try await definition.seed(store)
+    try await store.changingSchema {
+      try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + definition.migrations)
+      try await definition.seed(store)
+    }
     let registry = definition.makeRegistry(
       DomainResources(store: store, appVocabulary: try AppIntentVocabularyPlist.load(inManifest: manifestDirectory)))
     let manifest = try DomainManifest.load(

@@ -10,8 +10,10 @@ package struct ServiceConfiguration: Sendable {
   package var host: String
   /// The port; 0 picks a free one (the chosen port is printed).
   package var port: Int
-  /// The SQLite file, or ":memory:".
-  package var databasePath: String
+  /// Where state lives: a SQLite file, ":memory:", or a postgres:// URL (see `StoreLocation`).
+  package var database: StoreLocation
+  /// The port Prometheus metrics are served on over HTTP; 0 picks a free one, nil serves none.
+  package var metricsPort: Int?
   /// The folder with Info.plist and AppIntentVocabulary.plist; the executable's bundled copy by default.
   package var manifestDirectory: URL?
   package var logLevel: Logger.Level
@@ -21,14 +23,16 @@ package struct ServiceConfiguration: Sendable {
   package init(
     host: String = "127.0.0.1",
     port: Int,
-    databasePath: String,
+    database: StoreLocation,
+    metricsPort: Int? = nil,
     manifestDirectory: URL? = nil,
     logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024
   ) {
     self.host = host
     self.port = port
-    self.databasePath = databasePath
+    self.database = database
+    self.metricsPort = metricsPort
     self.manifestDirectory = manifestDirectory
     self.logLevel = logLevel
     self.maxRequestMessageBytes = maxRequestMessageBytes

@@ -13,8 +13,17 @@ package struct ServiceOptions: ParsableArguments {
   @Option(help: "Port to listen on; 0 picks a free one (env INTENTMESH_PORT).")
   package var port: Int?
 
-  @Option(help: "SQLite database file, or :memory: (env INTENTMESH_DATABASE).")
+  @Option(
+    help:
+      "Where state lives: a SQLite file, :memory:, or postgres://user:password@host:port/database[?schema=NAME&sslmode=disable] (env INTENTMESH_DATABASE)."
+  )
   package var database: String?
+
+  @Option(
+    help:
+      "Port for Prometheus metrics over HTTP at /metrics (env INTENTMESH_METRICS_PORT; default the gRPC port + 1000, or a free one when the gRPC port is 0; -1 serves none)."
+  )
+  package var metricsPort: Int?
 
   @Option(help: "Folder holding Info.plist and AppIntentVocabulary.plist (env INTENTMESH_MANIFEST_DIR).")
   package var manifest: String?
@@ -54,10 +63,18 @@ package struct ServiceOptions: ParsableArguments {
     guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
     let maxBytes = try integer(maxMessageBytes, "INTENTMESH_MAX_MESSAGE_BYTES") ?? 4 * 1024 * 1024
     guard maxBytes > 0 else { throw ValidationError("max message bytes must be positive") }
+    let metrics = try integer(metricsPort, "INTENTMESH_METRICS_PORT") ?? (port == 0 ? 0 : port + 1000)
+    guard (-1...65535).contains(metrics) else { throw ValidationError("metrics port \(metrics) is out of range") }
+    let databaseText = value(database, "INTENTMESH_DATABASE") ?? defaultDatabase
+    let location: StoreLocation
+    do { location = try StoreLocation(parsing: databaseText) } catch {
+      throw ValidationError("database: \(error)")
+    }
     return ServiceConfiguration(
       host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
       port: port,
-      databasePath: value(database, "INTENTMESH_DATABASE") ?? defaultDatabase,
+      database: location,
+      metricsPort: metrics < 0 ? nil : metrics,
       manifestDirectory: value(manifest, "INTENTMESH_MANIFEST_DIR").map { URL(fileURLWithPath: $0) },
       logLevel: level,
       maxRequestMessageBytes: maxBytes

@@ -13,6 +13,12 @@ package enum HandledIntentLedger {
     package var payload: Data
     /// The serialized `HandleResponse` it answered.
     package var response: Data
+
+    package init(intentClass: String, payload: Data, response: Data) {
+      self.intentClass = intentClass
+      self.payload = payload
+      self.response = response
+    }
   }
 
   /// The record for (`userID`, `identifier`), if that intent was handled.

@@ -10,6 +10,15 @@ package protocol IntentStore: Sendable {
   func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
   /// Runs `body` against a consistent view of the store, with no writes.
   func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
+  /// Runs `body` (migrations, seeding) while no other process sharing this store does the same.
+  func changingSchema(_ body: @Sendable () async throws -> Void) async throws
   /// Closes the store; later calls fail.
   func close() async throws
+}
+
+extension IntentStore {
+  /// A store only one process opens needs no lock.
+  package func changingSchema(_ body: @Sendable () async throws -> Void) async throws {
+    try await body()
+  }
 }

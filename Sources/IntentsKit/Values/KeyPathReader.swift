@@ -72,9 +72,9 @@ package enum KeyPathReader {
     return Value(json: current)
   }
 
-  struct Segment: Equatable {
-    var name: String
-    var index: Int?
+  package struct Segment: Equatable, Sendable {
+    package var name: String
+    package var index: Int?
   }
 
   /// Splits "a.b[2].c" into segments; rejects empty names and malformed indexes.

@@ -17,8 +17,14 @@ package struct ParameterDisplays {
 
   /// Checks that `parameter` names the intent or its response and has a well-formed key path.
   package mutating func validate(_ parameter: Intentmesh_V1_Parameter) throws {
-    _ = try KeyPathReader.parse(parameter.keyPath)
+    let segments = try KeyPathReader.parse(parameter.keyPath)
     _ = try tree(for: parameter)
+    let type =
+      parameter.parameterClass == registration.intentClass ? registration.payloadType : registration.responseType
+    if let problem = MessageSchemas.embedded.problem(with: segments, in: type) {
+      throw IntentMeshError.invalidArgument(
+        "unknown parameter key path \"\(parameter.keyPath)\" of \(parameter.parameterClass): \(problem)")
+    }
   }
 
   /// One display per parameter, read from the interaction's intent or response by key path.

@@ -5,13 +5,13 @@ package import SQLKit
 
 /// Checks the ledger's invariants over the whole store: every movement sums to zero per currency,
 /// every account's balance equals the sum of its legs, no user account is below its limit, and the
-/// system as a whole holds zero. An empty list means the books balance.
+/// system as a whole holds zero. Sums are cast to BIGINT: PostgreSQL sums BIGINTs as NUMERIC. An empty list means the books balance.
 package enum LedgerAudit {
   package static func problems(in database: any SQLDatabase) async throws -> [String] {
     var problems: [String] = []
     for row in try await database.raw(
       """
-      SELECT movement_id, currency, SUM(amount_minor) AS total FROM payments_legs
+      SELECT movement_id, currency, CAST(SUM(amount_minor) AS BIGINT) AS total FROM payments_legs
       GROUP BY movement_id, currency HAVING SUM(amount_minor) <> 0
       """
     ).all() {
@@ -21,7 +21,7 @@ package enum LedgerAudit {
     }
     for row in try await database.raw(
       """
-      SELECT a.account_id, a.balance_minor, COALESCE(SUM(l.amount_minor), 0) AS legs
+      SELECT a.account_id, a.balance_minor, CAST(COALESCE(SUM(l.amount_minor), 0) AS BIGINT) AS legs
       FROM payments_accounts a LEFT JOIN payments_legs l ON l.account_id = a.account_id
       GROUP BY a.account_id, a.balance_minor
       HAVING a.balance_minor <> COALESCE(SUM(l.amount_minor), 0)

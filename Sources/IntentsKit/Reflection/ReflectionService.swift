@@ -1,0 +1,35 @@
+package import GRPCCore
+internal import GRPCProtobuf
+internal import ReflectionProtos
+
+/// gRPC server reflection, `grpc.reflection.v1` and `grpc.reflection.v1alpha` both (grpcurl 1.8,
+/// Postman and Kreya still ask v1alpha). The two packages' messages are the same on the wire, so
+/// one handler with v1's types serves both method names.
+package struct ReflectionService: RegistrableRPCService {
+  /// The two reflection services' full names, to list beside the others.
+  package static let serviceNames = ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]
+
+  let index: ReflectionIndex
+
+  /// Reflection over the embedded descriptor set, listing `services` (the reflection services are added).
+  package init(services: [String]) throws {
+    self.index = try ReflectionIndex.embedded(services: services + Self.serviceNames)
+  }
+
+  package func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
+    for service in Self.serviceNames {
+      router.registerHandler(
+        forMethod: MethodDescriptor(fullyQualifiedService: service, method: "ServerReflectionInfo"),
+        deserializer: ProtobufDeserializer<Grpc_Reflection_V1_ServerReflectionRequest>(),
+        serializer: ProtobufSerializer<Grpc_Reflection_V1_ServerReflectionResponse>()
+      ) { request, _ in
+        StreamingServerResponse { writer in
+          for try await message in request.messages {
+            try await writer.write(index.answer(message))
+          }
+          return [:]
+        }
+      }
+    }
+  }
+}

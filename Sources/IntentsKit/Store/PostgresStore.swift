@@ -1,0 +1,159 @@
+internal import Foundation
+package import Logging
+internal import PostgresKit
+internal import PostgresNIO
+package import SQLKit
+
+/// The shared store: one PostgreSQL database for any number of replicas of a domain, its tables in
+/// the domain's own schema. Writes run SERIALIZABLE, so two replicas see the same single order of
+/// transactions that one SQLite writer gives; a transaction the server aborts for a serialization
+/// conflict or a deadlock is run again from the start. Commits are durable when they return
+/// (PostgreSQL's default `synchronous_commit=on`).
+package final class PostgresStore: IntentStore {
+  private let client: PostgresClient
+  private let runner: Task<Void, Never>
+  private let logger: Logger
+  /// The schema this store's tables live in.
+  package let schema: String
+  /// How many times a transaction is tried before its conflict is reported.
+  package static let attempts = 40
+
+  private init(client: PostgresClient, runner: Task<Void, Never>, schema: String, logger: Logger) {
+    self.client = client
+    self.runner = runner
+    self.schema = schema
+    self.logger = logger
+  }
+
+  /// Connects to `location`, creating the schema if needed (`defaultSchema` when the URL names none).
+  package static func open(
+    _ location: StoreLocation.PostgresLocation, defaultSchema: String, logger: Logger, maximumConnections: Int = 8
+  ) async throws -> PostgresStore {
+    let schema = location.schema ?? defaultSchema
+    guard StoreLocation.isIdentifier(schema) else {
+      throw StoreLocationError("schema \(schema) must be letters, digits and underscores, starting with a letter")
+    }
+    var configuration = PostgresClient.Configuration(
+      host: location.host, port: location.port, username: location.username, password: location.password,
+      database: location.database, tls: .disable)
+    if location.useTLS { configuration.tls = .prefer(.makeClientConfiguration()) }
+    configuration.options.maximumConnections = max(2, maximumConnections)
+    configuration.options.connectTimeout = .seconds(5)
+    configuration.options.additionalStartupParameters = [("search_path", schema)]
+    let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    let runner = Task { await client.run() }
+    let store = PostgresStore(client: client, runner: runner, schema: schema, logger: logger)
+    do {
+      try await store.exclusively { database in
+        try await database.raw(SQLQueryString("CREATE SCHEMA IF NOT EXISTS \(schema)")).run()
+      }
+    } catch {
+      runner.cancel()
+      throw error
+    }
+    return store
+  }
+
+  package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    try await transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+  }
+
+  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+  }
+
+  /// Runs `body` on one connection while holding this schema's advisory lock, outside any
+  /// transaction: replicas starting together apply the schema one at a time.
+  package func exclusively<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    let key = Self.lockKey(schema)
+    return try await client.withConnection { connection in
+      let database = connection.sql()
+      try await database.raw("SELECT pg_advisory_lock(\(bind: key))").run()
+      do {
+        let result = try await body(database)
+        try await database.raw("SELECT pg_advisory_unlock(\(bind: key))").run()
+        return result
+      } catch {
+        _ = try? await database.raw("SELECT pg_advisory_unlock(\(bind: key))").run()
+        throw error
+      }
+    }
+  }
+
+  package func changingSchema(_ body: @Sendable () async throws -> Void) async throws {
+    try await exclusively { _ in try await body() }
+  }
+
+  private func transaction<T: Sendable>(
+    begin: String, _ body: @Sendable (any SQLDatabase) async throws -> T
+  ) async throws -> T {
+    var attempt = 1
+    while true {
+      do {
+        return try await client.withConnection { connection in
+          let database = connection.sql()
+          try await database.raw(SQLQueryString(begin)).run()
+          do {
+            let result = try await body(database)
+            try await database.raw("COMMIT").run()
+            return result
+          } catch {
+            _ = try? await database.raw("ROLLBACK").run()
+            throw error
+          }
+        }
+      } catch let error where attempt < Self.attempts && Self.isRetryable(error) {
+        logger.debug("transaction conflict, trying again", metadata: ["attempt": "\(attempt)"])
+        try await Task.sleep(for: .milliseconds(Int.random(in: 1...min(5 * attempt, 100))))
+        attempt += 1
+      } catch let error as PSQLError {
+        throw PostgresStoreError(error, attempts: attempt)
+      }
+    }
+  }
+
+  /// Serialization failures (40001) and deadlocks (40P01) mean "run the transaction again".
+  static func isRetryable(_ error: any Error) -> Bool {
+    guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+    return state == "40001" || state == "40P01"
+  }
+
+  /// A stable 64-bit key for the schema's advisory lock.
+  static func lockKey(_ schema: String) -> Int64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in "intentmesh.\(schema)".utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x100_0000_01b3
+    }
+    return Int64(bitPattern: hash)
+  }
+
+  /// Drops this store's schema and everything in it (for tests that made a throwaway schema).
+  package func dropSchema() async throws {
+    try await exclusively { database in
+      try await database.raw(SQLQueryString("DROP SCHEMA IF EXISTS \(self.schema) CASCADE")).run()
+    }
+  }
+
+  package func close() async throws {
+    runner.cancel()
+    await runner.value
+  }
+}
+
+/// A PostgreSQL failure with what the server said (PSQLError hides it from `description`).
+package struct PostgresStoreError: Error, CustomStringConvertible {
+  /// The SQLSTATE code, e.g. "23505" for a unique violation.
+  package let sqlState: String?
+  package let description: String
+
+  init(_ error: PSQLError, attempts: Int) {
+    let info = error.serverInfo
+    sqlState = info?[.sqlState]
+    var text = "PostgreSQL: " + (info?[.message] ?? "\(error.code)")
+    if let state = sqlState { text += " (SQLSTATE \(state))" }
+    if let detail = info?[.detail] { text += ": \(detail)" }
+    if attempts > 1 { text += " after \(attempts) attempts" }
+    description = text
+  }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Reads a service's Prometheus metrics the way a scraper does: `GET /metrics` over HTTP/1.1.
+enum MetricsScrape {
+  /// The metrics port a service printed ("… metrics on http://127.0.0.1:PORT/metrics").
+  static func port(in log: String) -> Int? {
+    guard let line = log.split(separator: "\n").first(where: { $0.contains(" metrics on http://") }),
+      let address = line.split(separator: "/").dropFirst(1).first
+    else { return nil }
+    return address.split(separator: ":").last.flatMap { Int($0) }
+  }
+
+  /// The status line and body of `GET path` on 127.0.0.1:`port`.
+  static func get(port: Int, path: String = "/metrics") throws -> (status: String, body: String) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw ServiceProcess.Failure(description: "socket failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
+    }
+    guard connected == 0 else { throw ServiceProcess.Failure(description: "cannot connect to metrics port \(port)") }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+    var response: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      if count <= 0 { break }
+      response.append(contentsOf: buffer[0..<count])
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    guard let split = text.range(of: "\r\n\r\n") else {
+      throw ServiceProcess.Failure(description: "no HTTP response: \(text)")
+    }
+    let status = text[..<split.lowerBound].split(separator: "\r\n").first.map(String.init) ?? ""
+    return (status, String(text[split.upperBound...]))
+  }
+
+  /// The value of the sample whose name and labels contain every one of `parts`, if any.
+  static func value(in body: String, _ parts: String...) -> Double? {
+    body.split(separator: "\n").first { line in !line.hasPrefix("#") && parts.allSatisfy { line.contains($0) } }
+      .flatMap { $0.split(separator: " ").last }.flatMap { Double($0) }
+  }
+}

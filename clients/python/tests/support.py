@@ -1,0 +1,195 @@
+"""What the contract tests share: request contexts, intents in their envelope, the SiriKit round
+(resolve → confirm → handle) with its checks, and assertions on gRPC statuses."""
+import time
+import uuid
+
+import grpc
+import pytest
+from google.protobuf import any_pb2
+from intentmesh.v1 import extension_service_pb2 as ext_pb2
+from intentmesh.ridebooking.v1 import ridebooking_pb2 as rides
+from intentmesh.v1 import intent_pb2, interaction_pb2
+from intentmesh_client import describe
+
+#: Every unary call carries a deadline, so a hang fails a test instead of the suite.
+TIMEOUT = 15
+
+DOMAIN_OF = {
+    "messaging": "messaging-service",
+    "payments": "payments-service",
+    "ridebooking": "ridebooking-service",
+    "notes": "notes-service",
+}
+
+READY = interaction_pb2.INTENT_HANDLING_STATUS_READY
+SUCCESS = interaction_pb2.INTENT_HANDLING_STATUS_SUCCESS
+FAILURE = interaction_pb2.INTENT_HANDLING_STATUS_FAILURE
+DEFERRED_TO_APPLICATION = interaction_pb2.INTENT_HANDLING_STATUS_DEFERRED_TO_APPLICATION
+USER_CONFIRMATION_REQUIRED = interaction_pb2.INTENT_HANDLING_STATUS_USER_CONFIRMATION_REQUIRED
+
+
+def context(user="diana", time_zone="Europe/Zurich", locked=False):
+    return intent_pb2.RequestContext(user_id=user, time_zone=time_zone, device_locked=locked, locale="en-US")
+
+
+def intent(intent_class, message=None, app_name="", identifier=None):
+    made = intent_pb2.Intent(
+        intent_class=intent_class, identifier=identifier or f"contract-{uuid.uuid4()}", app_name=app_name
+    )
+    if message is not None:
+        made.payload.Pack(message)
+    return made
+
+
+def unpack(any_message, message_type):
+    message = message_type()
+    assert any_message.Unpack(message), f"expected {message_type.DESCRIPTOR.full_name}, got {any_message.type_url}"
+    return message
+
+
+def kind(result):
+    return result.WhichOneof("kind")
+
+
+def results(resolved):
+    """{parameter: [ResolutionResult, …]} of a ResolveResponse."""
+    return {resolution.parameter: list(resolution.results) for resolution in resolved.resolutions}
+
+
+def describe_resolutions(resolved):
+    return "\n".join(
+        f"{resolution.parameter}: {describe(result)}" for resolution in resolved.resolutions for result in resolution.results
+    )
+
+
+def resolve(extension, request_context, the_intent, parameters=()):
+    return extension.Resolve(
+        ext_pb2.ResolveRequest(context=request_context, intent=the_intent, parameters=list(parameters)),
+        timeout=TIMEOUT,
+    )
+
+
+def confirm(extension, request_context, the_intent):
+    return extension.Confirm(ext_pb2.ConfirmRequest(context=request_context, intent=the_intent), timeout=TIMEOUT)
+
+
+def handle(extension, request_context, the_intent):
+    return extension.Handle(ext_pb2.HandleRequest(context=request_context, intent=the_intent), timeout=TIMEOUT)
+
+
+class Round:
+    """The outcome of one SiriKit round: what resolve, confirm and handle answered."""
+
+    def __init__(self, resolved, confirmed, handled, response):
+        self.resolved = resolved
+        self.confirmed = confirmed
+        self.handled = handled
+        self.response = response
+
+    @property
+    def results(self):
+        return results(self.resolved)
+
+
+def sirikit_round(extension, request_context, the_intent, response_type, needs_user_confirmation=None):
+    """Resolve (must be complete), confirm (must be ready), handle (must succeed); the typed response.
+
+    `needs_user_confirmation` checks what confirm's interaction says: True → USER_CONFIRMATION_REQUIRED
+    (the intent waits for the user's yes), False → READY.
+    """
+    resolved = resolve(extension, request_context, the_intent)
+    assert resolved.complete, f"resolve not complete:\n{describe_resolutions(resolved)}"
+    assert resolved.resolved_intent.intent_class == the_intent.intent_class
+    assert resolved.resolved_intent.identifier == the_intent.identifier
+    confirmed = confirm(extension, request_context, resolved.resolved_intent)
+    assert confirmed.response.code_name == "ready", (
+        f"confirm answered {confirmed.response.code_name}: {dict(confirmed.response.user_activity.user_info)}"
+    )
+    if needs_user_confirmation is not None:
+        expected = USER_CONFIRMATION_REQUIRED if needs_user_confirmation else READY
+        assert confirmed.interaction.intent_handling_status == expected
+    handled = handle(extension, request_context, resolved.resolved_intent)
+    assert handled.response.code_name == "success", (
+        f"handle answered {handled.response.code_name}: {dict(handled.response.user_activity.user_info)}"
+    )
+    assert handled.interaction.intent_handling_status == SUCCESS
+    assert handled.response.intent_class == the_intent.intent_class
+    assert not handled.replayed
+    return Round(resolved, confirmed, handled, unpack(handled.response.payload, response_type))
+
+
+def handled_response(extension, request_context, the_intent, response_type, code_name="success"):
+    """Handle alone (set-up and checks around the intent under test), with the code it must answer."""
+    handled = handle(extension, request_context, the_intent)
+    assert handled.response.code_name == code_name, (
+        f"{the_intent.intent_class} handle answered {handled.response.code_name} "
+        f"{dict(handled.response.user_activity.user_info)}, expected {code_name}"
+    )
+    return unpack(handled.response.payload, response_type)
+
+
+# Statuses that mean the server did not answer the request as the contract says: a crash, a reset
+# stream, a transport failure.
+NOT_A_CONTRACT_ANSWER = {
+    grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL, grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def expect_status(call, code, *mentions):
+    """Runs `call`, which must fail with `code` and a details message mentioning each of `mentions`
+    (case-insensitive). Returns the error."""
+    try:
+        result = call()
+        # A server stream fails on iteration, not on the call.
+        if hasattr(result, "__next__"):
+            result = next(result)
+    except grpc.RpcError as raised:
+        error = raised
+    else:
+        text = str(result)
+        pytest.fail(f"expected {code.name}, got an answer instead:\n{text[:1500]}")
+    details = error.details() or ""
+    assert error.code() == code, f"expected {code.name}, got {error.code().name}: {details!r}"
+    assert details.strip(), f"{code.name} came with an empty message"
+    for mention in mentions:
+        assert mention.lower() in details.lower(), f"{code.name} message {details!r} does not mention {mention!r}"
+    return error
+
+
+def money_cents(amount):
+    """A CurrencyAmount or BalanceAmount in minor units (exact)."""
+    return amount.units * 100 + amount.nanos // 10_000_000
+
+
+def any_of(message):
+    packed = any_pb2.Any()
+    packed.Pack(message)
+    return packed
+
+
+RUNNING_RIDE_PHASES = {
+    rides.RIDE_PHASE_RECEIVED, rides.RIDE_PHASE_CONFIRMED, rides.RIDE_PHASE_APPROACHING_PICKUP,
+    rides.RIDE_PHASE_PICKUP, rides.RIDE_PHASE_ONGOING,
+}
+
+
+def ride_status(extension, user="diana"):
+    """(code name, GetRideStatusIntentResponse) of the user's running or last ride."""
+    handled = handle(extension, context(user=user), intent("INGetRideStatusIntent", rides.GetRideStatusIntent()))
+    return handled.response.code_name, unpack(handled.response.payload, rides.GetRideStatusIntentResponse)
+
+
+def settle_rides(extension, timeout=20):
+    """Leaves Diana without a running ride (she may have one at a time): cancels it, or waits for it
+    to end once she is on board."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        code, answer = ride_status(extension)
+        if code != "success" or answer.ride_status.phase not in RUNNING_RIDE_PHASES:
+            return
+        if answer.ride_status.phase != rides.RIDE_PHASE_ONGOING:
+            cancel = rides.CancelRideIntent(ride_identifier=answer.ride_status.ride_identifier)
+            handle(extension, context(), intent("INCancelRideIntent", cancel))
+        else:
+            time.sleep(0.2)
+    pytest.fail("Diana's ride is still running")
