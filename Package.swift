@@ -23,6 +23,9 @@ let sqliteKit = Target.Dependency.product(name: "SQLiteKit", package: "sqlite-ki
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+let nioHTTP2 = Target.Dependency.product(name: "NIOHTTP2", package: "swift-nio-http2")
+let nioHPACK = Target.Dependency.product(name: "NIOHPACK", package: "swift-nio-http2")
+let nioExtras = Target.Dependency.product(name: "NIOExtras", package: "swift-nio-extras")
 let postgresKit = Target.Dependency.product(name: "PostgresKit", package: "postgres-kit")
 let postgresNIO = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
@@ -66,6 +69,8 @@ let package = Package(
     .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", exact: "2.4.1"),
     .package(url: "https://github.com/apple/swift-protobuf.git", exact: "1.39.0"),
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -138,7 +143,7 @@ let package = Package(
       name: "Gateway",
       dependencies: [
         "IntentsKit", "IntentMeshProtos", grpcCore, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals,
-        argumentParser,
+        argumentParser, nioCore, nioPosix, nioHTTP2, nioHPACK, nioExtras,
       ],
       swiftSettings: strictSettings
     ),

@@ -9,6 +9,8 @@ package struct GatewayConfiguration: Sendable {
   package var port: Int
   /// The port Prometheus metrics are served on over HTTP; 0 picks a free one, nil serves none.
   package var metricsPort: Int?
+  /// How pass-through calls reach their domain.
+  package var forwarding: Forwarding
   package var domains: [DomainEndpoint]
   /// How often every domain is described again (also on each health change).
   package var refreshInterval: Duration
@@ -20,7 +22,8 @@ package struct GatewayConfiguration: Sendable {
   package var maxRequestMessageBytes: Int
 
   package init(
-    host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, domains: [DomainEndpoint],
+    host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
+    domains: [DomainEndpoint],
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024
@@ -28,12 +31,22 @@ package struct GatewayConfiguration: Sendable {
     self.host = host
     self.port = port
     self.metricsPort = metricsPort
+    self.forwarding = forwarding
     self.domains = domains
     self.refreshInterval = refreshInterval
     self.defaultTimeout = defaultTimeout
     self.maximumTimeout = maximumTimeout
     self.logLevel = logLevel
     self.maxRequestMessageBytes = maxRequestMessageBytes
+  }
+
+  /// How pass-through calls reach their domain.
+  package enum Forwarding: String, Sendable {
+    /// As HTTP/2 streams, relayed frame by frame (`RelayServer`); the gateway's gRPC server answers
+    /// its own RPCs behind the relay, on loopback.
+    case relay
+    /// Through the gateway's gRPC server, which decodes each call and makes it again as a client.
+    case grpc
   }
 
   /// The file form of the domain list: `{"domains": ["127.0.0.1:50061", …]}`.

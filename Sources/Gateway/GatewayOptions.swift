@@ -44,6 +44,12 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var metricsPort: Int?
 
+  @Option(
+    help:
+      "relay: pass-through calls go to their domain as HTTP/2 streams, undecoded (default); grpc: the gateway's gRPC server forwards every call itself (env INTENTMESH_FORWARDING)."
+  )
+  package var forwarding: String?
+
   package init() {}
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -76,11 +82,16 @@ package struct GatewayOptions: ParsableArguments {
         }
         return number
       } ?? (port == 0 ? 0 : port + 1000)
+    let forwardingText = value(forwarding, "INTENTMESH_FORWARDING") ?? "relay"
+    guard let forwardingMode = GatewayConfiguration.Forwarding(rawValue: forwardingText) else {
+      throw ValidationError("forwarding \(forwardingText) is not relay or grpc")
+    }
     let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
     return GatewayConfiguration(
       host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
       port: port,
       metricsPort: metrics < 0 ? nil : metrics,
+      forwarding: forwardingMode,
       domains: endpoints,
       refreshInterval: .milliseconds(Int64(refresh * 1000)),
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),

@@ -5,6 +5,7 @@ internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 internal import IntentsKit
 internal import Logging
+internal import NIOCore
 internal import ServiceLifecycle
 internal import UnixSignals
 
@@ -27,8 +28,11 @@ package struct GatewayServer: Sendable {
       deadline: CallDeadline(defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout)
     )
     let board = HealthStatusBoard()
+    let relayed = configuration.forwarding == .relay
+    // Behind the relay, the gRPC server listens on loopback only; the relay owns the public port.
     let transport = ServiceTransport.http2(
-      host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes)
+      host: relayed ? "127.0.0.1" : configuration.host, port: relayed ? 0 : configuration.port,
+      maxRequestMessageBytes: configuration.maxRequestMessageBytes)
     let metrics = RPCMetrics()
     let reflection = try ReflectionService(services: [
       "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health",
@@ -44,19 +48,36 @@ package struct GatewayServer: Sendable {
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )
+    let relay =
+      relayed
+      ? RelayServer(
+        host: configuration.host, port: configuration.port, metrics: RelayMetrics(metrics: metrics), logger: logger
+      ) {
+        guard let address = try await server.listeningAddress?.ipv4 else {
+          throw GatewayError.invalidArgument("the gateway's gRPC server is not listening")
+        }
+        return RelayRouter(
+          directory: directory, deadline: router.deadline,
+          gatewayServer: DomainEndpoint(host: address.host, port: address.port),
+          maxRequestMessageBytes: configuration.maxRequestMessageBytes)
+      } : nil
     let readiness = ReadinessReporter(
       serviceName: "gateway", appName: "IntentMesh gateway", board: board, logger: logger,
       serviceNames: ["", "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension"]
     ) {
       // SERVING only once the routing table holds every domain that answered.
       await directory.firstRoundCompleted()
-      return try await server.listeningEndpoint
+      guard let relay else { return try await server.listeningEndpoint }
+      let address = try await relay.listeningAddress
+      return "\(address.ipAddress ?? configuration.host):\(address.port ?? configuration.port)"
     }
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: DirectoryService(directory: directory)),
       .init(service: GRPCServerService(server: server)),
-      .init(service: readiness),
     ]
+    // Shut down in reverse: the relay drains before the gRPC server behind it stops.
+    if let relay { services.append(.init(service: relay)) }
+    services.append(.init(service: readiness))
     if let metricsPort = configuration.metricsPort {
       services.append(
         .init(

@@ -45,6 +45,11 @@ package final class DomainDirectory: Sendable {
     return (serving.isEmpty ? replicas : serving).randomElement() ?? replicas[0]
   }
 
+  /// The last health the domain at `endpoint` reported ("SERVING", "NOT_SERVING", "UNKNOWN", …).
+  package func health(of endpoint: DomainEndpoint) -> String {
+    state.withLock { $0.statuses[endpoint]?.health ?? "UNKNOWN" }
+  }
+
   package func connection(for endpoint: DomainEndpoint) -> DomainConnection? {
     connections.first { $0.endpoint == endpoint }
   }

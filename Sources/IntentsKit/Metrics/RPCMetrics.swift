@@ -52,6 +52,12 @@ package final class RPCMetrics: Sendable {
     MetricNameDescriptor(namespace: "grpc", subsystem: "server", metricName: metric, unitName: unit, helpText: help)
   }
 
+  /// Forgets a call that another server goes on to count: it is no longer in flight here.
+  package func abandoned(_ record: CallRecord) {
+    record.inFlight.decrement()
+    inFlightTotal.decrement()
+  }
+
   /// The text exposition of every metric.
   package func render() -> [UInt8] {
     registry.emitToBuffer()

@@ -5,10 +5,13 @@ internal import PostgresNIO
 package import SQLKit
 
 /// The shared store: one PostgreSQL database for any number of replicas of a domain, its tables in
-/// the domain's own schema. Writes run SERIALIZABLE, so two replicas see the same single order of
-/// transactions that one SQLite writer gives; a transaction the server aborts for a serialization
-/// conflict or a deadlock is run again from the start. Commits are durable when they return
-/// (PostgreSQL's default `synchronous_commit=on`).
+/// the domain's own schema. Write transactions take the schema's write lock (a transaction-scoped
+/// advisory lock) first, so all replicas' writes run one at a time, in one order — the single
+/// writer SQLite has — and each reads what the one before committed (READ COMMITTED after the
+/// lock). Hot rows (one user's balance) then cost a wait, not a storm of serialization failures.
+/// Reads run on a REPEATABLE READ snapshot beside the writer. A transaction the server still
+/// aborts (serialization failure, deadlock) is run again from the start. Commits are durable when
+/// they return (PostgreSQL's default `synchronous_commit=on`).
 package final class PostgresStore: IntentStore {
   private let client: PostgresClient
   private let runner: Task<Void, Never>
@@ -55,7 +58,11 @@ package final class PostgresStore: IntentStore {
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await transaction(begin: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+    let key = Self.lockKey(schema + ".writer")
+    return try await transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED") { database in
+      try await database.raw("SELECT pg_advisory_xact_lock(\(bind: key))").run()
+      return try await body(database)
+    }
   }
 
   package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

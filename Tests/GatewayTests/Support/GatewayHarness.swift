@@ -18,8 +18,10 @@ struct GatewayHarness {
   let messagingPort: Int
   let fakes: [(FakeDomain, SocketServer)]
   let gatewayServer: SocketServer
+  /// The port clients use: the relay's (in front of the gateway's gRPC server), as in the executable.
+  let port: Int
 
-  var gatewayPort: Int? { get async { gatewayServer.port } }
+  var gatewayPort: Int? { get async { port } }
 
   static let context = Intentmesh_V1_RequestContext.with {
     $0.userID = "diana"
@@ -65,14 +67,22 @@ struct GatewayHarness {
     let directoryTask = Task { await directory.run() }
     await directory.refreshAll()
     defer { directoryTask.cancel() }
+    let relay = RelayServer(host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), logger: logger) {
+      RelayRouter(
+        directory: directory, deadline: router.deadline,
+        gatewayServer: DomainEndpoint(host: "127.0.0.1", port: gateway.port), maxRequestMessageBytes: 4 << 20)
+    }
+    let relayTask = Task { try await relay.run() }
+    defer { relayTask.cancel() }
+    let relayPort = try await relay.listeningPort
     let transport = try HTTP2ClientTransport.Posix(
-      target: .ipv4(address: "127.0.0.1", port: gateway.port), transportSecurity: .plaintext)
+      target: .ipv4(address: "127.0.0.1", port: relayPort), transportSecurity: .plaintext)
     do {
       let result = try await withGRPCClient(transport: transport) { client in
         try await body(
           GatewayHarness(
             extensionClient: .init(wrapping: client), gatewayClient: .init(wrapping: client), directory: directory,
-            messagingPort: messaging.port, fakes: fakeServers, gatewayServer: gateway))
+            messagingPort: messaging.port, fakes: fakeServers, gatewayServer: gateway, port: relayPort))
       }
       await shutdown(gateway, messaging, fakeServers, directoryTask, store, boards)
       return result

@@ -1,0 +1,44 @@
+internal import GRPCCore
+package import IntentsKit
+
+/// Relayed calls in the gateway's metrics, under the same names as the calls its gRPC server
+/// answers itself: started, handled by status code (read from the upstream's trailers), timed.
+package struct RelayMetrics: Sendable {
+  let metrics: RPCMetrics?
+
+  package init(metrics: RPCMetrics?) {
+    self.metrics = metrics
+  }
+
+  typealias Call = RPCMetrics.CallRecord
+
+  /// Records the start of a call to `path` ("/package.Service/Method").
+  func started(path: String) -> Call? {
+    guard let metrics else { return nil }
+    let parts = path.split(separator: "/")
+    guard parts.count == 2 else { return metrics.started(service: "unknown", method: "unknown") }
+    return metrics.started(service: String(parts[0]), method: String(parts[1]))
+  }
+
+  /// Forgets `call`, which the gateway's server takes over (and counts).
+  func abandoned(_ call: Call?) {
+    guard let metrics, let call else { return }
+    metrics.abandoned(call)
+  }
+
+  /// Records the end of `call` with the `grpc-status` it ended with.
+  func finished(_ call: Call?, status: String?) {
+    guard let metrics, let call else { return }
+    let code: String
+    if status == "0" {
+      code = "OK"
+    } else if let status, let number = Int(status), let status = Status.Code(rawValue: number),
+      let error = RPCError.Code(status)
+    {
+      code = MetricsInterceptor.name(error)
+    } else {
+      code = "UNKNOWN"
+    }
+    metrics.finished(call, code: code)
+  }
+}

@@ -1,0 +1,69 @@
+internal import Foundation
+internal import IntentsKit
+internal import NIOHPACK
+
+/// What the relay decides per call, from the request itself: which upstream gets the stream, and
+/// the headers it goes with. A call the relay does not route itself — the gateway's own RPCs, an
+/// intent class no domain declares, a locked device, a compressed or oversized message, bytes
+/// that do not parse, a domain that cannot be reached — goes to the gateway's gRPC server, which
+/// answers it as it always has (same statuses, same messages).
+package struct RelayRouter: Sendable {
+  let directory: DomainDirectory
+  let deadline: CallDeadline
+  /// The gateway's own gRPC server, on loopback.
+  let gatewayServer: DomainEndpoint
+  let maxRequestMessageBytes: Int
+
+  package init(
+    directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int
+  ) {
+    self.directory = directory
+    self.deadline = deadline
+    self.gatewayServer = gatewayServer
+    self.maxRequestMessageBytes = maxRequestMessageBytes
+  }
+
+  /// The pass-through methods, and where each keeps its intent.
+  static let passThrough: [String: (shape: IntentWireScan.Shape, streaming: Bool)] = [
+    "/intentmesh.v1.IntentsExtension/Resolve": (.intent, false),
+    "/intentmesh.v1.IntentsExtension/Confirm": (.intent, false),
+    "/intentmesh.v1.IntentsExtension/Handle": (.intent, false),
+    "/intentmesh.v1.IntentsExtension/ConfigureView": (.interaction, false),
+    "/intentmesh.v1.IntentsExtension/StartSendingUpdates": (.intent, true),
+  ]
+
+  /// The domain replica for a scanned request, or nil when the gateway's server must answer.
+  func domain(for found: IntentWireScan.Found) -> DomainEndpoint? {
+    guard let route = try? directory.table.route(intentClass: found.intentClass, appName: found.appName) else {
+      return nil
+    }
+    if found.deviceLocked && route.restrictedWhileLocked { return nil }
+    let endpoint = directory.choose(among: route.replicas)
+    guard directory.health(of: endpoint) == "SERVING" else { return nil }
+    return endpoint
+  }
+
+  /// The request headers as the domain gets them: the caller's deadline capped (or the default
+  /// when it set none; a live-update stream keeps the caller's), and a request id.
+  func upstreamHeaders(_ headers: HPACKHeaders, streaming: Bool) -> (HPACKHeaders, String) {
+    var headers = headers
+    if !streaming {
+      let asked = headers.first(name: "grpc-timeout").flatMap(CallDeadline.parse)
+      let timeout = min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
+      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout))
+    }
+    let id = RequestID.accept(headers.first(name: RequestID.metadataKey))
+    headers.replaceOrAdd(name: RequestID.metadataKey, value: id)
+    return (headers, id)
+  }
+
+  /// A gRPC timeout header for `duration`: at most eight digits, in the finest unit that fits.
+  static func timeoutHeader(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    if microseconds < 100_000_000 { return "\(max(microseconds, 1))u" }
+    let milliseconds = microseconds / 1000
+    if milliseconds < 100_000_000 { return "\(milliseconds)m" }
+    return "\(min(seconds, 99_999_999))S"
+  }
+}

@@ -1,0 +1,124 @@
+internal import Foundation
+package import Logging
+internal import Synchronization
+package import NIOCore
+internal import NIOExtras
+internal import NIOHTTP2
+internal import NIOPosix
+internal import ServiceLifecycle
+
+/// The gateway's public port: an HTTP/2 server whose every stream is relayed (`ClientStreamRelay`)
+/// to a domain or to the gateway's own gRPC server on loopback. Stops on graceful shutdown by
+/// refusing new connections, sending GOAWAY and letting calls in flight finish.
+package final class RelayServer: Service, Sendable {
+  private let host: String
+  private let port: Int
+  private let group: any EventLoopGroup
+  private let router: @Sendable () async throws -> RelayRouter
+  private let metrics: RelayMetrics
+  private let logger: Logger
+  private let bound: EventLoopPromise<SocketAddress>
+
+  /// - Parameter router: awaited before listening (it needs the gateway server's address).
+  package init(
+    host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+    metrics: RelayMetrics, logger: Logger, router: @escaping @Sendable () async throws -> RelayRouter
+  ) {
+    self.host = host
+    self.port = port
+    self.group = group
+    self.router = router
+    self.metrics = metrics
+    self.logger = logger
+    self.bound = group.any().makePromise()
+  }
+
+  deinit { bound.fail(CancellationError()) }
+
+  /// The address the relay listens on, once it does.
+  package var listeningAddress: SocketAddress {
+    get async throws { try await bound.futureResult.get() }
+  }
+
+  /// The port the relay listens on, once it does.
+  package var listeningPort: Int {
+    get async throws { try await listeningAddress.port ?? port }
+  }
+
+  package func run() async throws {
+    let router: RelayRouter
+    let channel: any Channel
+    let quiesce: ServerQuiescingHelper
+    do {
+      router = try await self.router()
+      let states = RelayLoopStates(group: group)
+      let metrics = metrics
+      quiesce = ServerQuiescingHelper(group: group)
+      channel = try await ServerBootstrap(group: group)
+        .serverChannelOption(.backlog, value: 1024)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .serverChannelInitializer { channel in
+          channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(quiesce.makeServerChannelHandler(channel: channel))
+          }
+        }
+        .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        .childChannelInitializer { connection in
+          connection.eventLoop.makeCompletedFuture {
+            _ = try connection.pipeline.syncOperations.configureHTTP2Pipeline(
+              mode: .server, connectionConfiguration: RelaySettings.connection(mode: .server),
+              streamConfiguration: RelaySettings.stream()
+            ) { stream in
+              stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandler(
+                  ClientStreamRelay(router: router, loop: states.state(for: stream.eventLoop), metrics: metrics))
+              }
+            }
+          }
+        }
+        .bind(host: host, port: port).get()
+    } catch {
+      bound.fail(error)
+      throw error
+    }
+    if let address = channel.localAddress { bound.succeed(address) }
+    logger.debug("relay listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+    let drained = channel.eventLoop.makePromise(of: Void.self)
+    let draining = ShutdownFlag()
+    await withTaskCancellationOrGracefulShutdownHandler {
+      try? await channel.closeFuture.get()
+      if draining.value.load(ordering: .acquiring) {
+        try? await drained.futureResult.get()
+      } else {
+        drained.succeed(())
+      }
+    } onCancelOrGracefulShutdown: {
+      // Stop accepting, GOAWAY every connection; each closes once its streams are done.
+      draining.value.store(true, ordering: .releasing)
+      quiesce.initiateShutdown(promise: drained)
+    }
+  }
+}
+
+/// One `RelayLoopState` per event loop of the group, made up front; each is touched only on its
+/// own loop (checked on access).
+final class RelayLoopStates: @unchecked Sendable {
+  private let states: [ObjectIdentifier: RelayLoopState]
+
+  init(group: any EventLoopGroup) {
+    var states: [ObjectIdentifier: RelayLoopState] = [:]
+    for loop in group.makeIterator() { states[ObjectIdentifier(loop)] = RelayLoopState(eventLoop: loop) }
+    self.states = states
+  }
+
+  /// The state of `loop`; call on `loop`.
+  func state(for loop: any EventLoop) -> RelayLoopState {
+    loop.preconditionInEventLoop()
+    return states[ObjectIdentifier(loop)]!
+  }
+}
+
+/// Whether graceful shutdown has begun.
+final class ShutdownFlag: Sendable {
+  let value = Atomic<Bool>(false)
+}
