@@ -142,8 +142,8 @@ let package = Package(
     .target(
       name: "Gateway",
       dependencies: [
-        "IntentsKit", "IntentMeshProtos", grpcCore, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals,
-        argumentParser, nioCore, nioPosix, nioHTTP2, nioHPACK, nioExtras,
+        "IntentsKit", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle,
+        unixSignals, argumentParser, nioCore, nioPosix, nioHTTP2, nioHPACK, nioExtras,
       ],
       swiftSettings: strictSettings
     ),

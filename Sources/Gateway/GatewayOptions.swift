@@ -40,7 +40,7 @@ package struct GatewayOptions: ParsableArguments {
 
   @Option(
     help:
-      "Port for Prometheus metrics over HTTP at /metrics (env INTENTMESH_METRICS_PORT; default the gRPC port + 1000, or a free one when the gRPC port is 0; -1 serves none)."
+      "Port for Prometheus metrics over HTTP at /metrics (env INTENTMESH_METRICS_PORT; default the gRPC port + 1000, or a free one when the gRPC port is 0; --metrics-port=-1 serves none)."
   )
   package var metricsPort: Int?
 

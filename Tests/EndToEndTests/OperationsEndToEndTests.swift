@@ -105,6 +105,28 @@ struct OperationsEndToEndTests {
         #expect(answers[4].errorResponse.errorMessage.contains("no.such.Thing"))
       }
     }
+    // Errors carry a google.rpc.ErrorInfo detail (which the descriptor set lets grpcurl print),
+    // from the gateway and from a domain through the gateway.
+    for (intentClass, reason) in [("INOrderPizzaIntent", "NO_ROUTE"), ("INSendPaymentIntent", "INVALID_PAYLOAD")] {
+      let error = try await Loopback.withClient(port: gateway.port) { grpc in
+        do {
+          _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(
+            .with {
+              $0.context = Self.context
+              $0.intent = .with {
+                $0.intentClass = intentClass
+                $0.payload = .with { $0.typeURL = "type.googleapis.com/intentmesh.v1.Nope" }
+              }
+            })
+          return nil as RPCError?
+        } catch let error as RPCError {
+          return error
+        }
+      }
+      let status = try #require(try error?.unpackGoogleRPCStatus())
+      #expect(status.details.first?.errorInfo?.reason == reason)
+      #expect(status.details.first?.errorInfo?.domain == "intentmesh.dev")
+    }
     #expect(try await gateway.stop() == 0)
     #expect(try await payments.stop() == 0)
   }

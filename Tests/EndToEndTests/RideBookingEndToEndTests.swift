@@ -70,7 +70,12 @@ struct RideBookingEndToEndTests {
       let printed = OutputBuffer()
       pipe.fileHandleForReading.readabilityHandler = { handle in
         let data = handle.availableData
-        if !data.isEmpty { printed.append(data) }
+        // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
+        guard !data.isEmpty else {
+          handle.readabilityHandler = nil
+          return
+        }
+        printed.append(data)
       }
       try follow.run()
 

@@ -47,7 +47,12 @@ final class ServiceProcess: Sendable {
     let output = OutputBuffer()
     pipe.fileHandleForReading.readabilityHandler = { handle in
       let data = handle.availableData
-      if !data.isEmpty { output.append(data) }
+      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
+      guard !data.isEmpty else {
+        handle.readabilityHandler = nil
+        return
+      }
+      output.append(data)
     }
     try process.run()
     self.process = process

@@ -19,7 +19,12 @@ struct UpCommandTests {
     let output = OutputBuffer()
     pipe.fileHandleForReading.readabilityHandler = { handle in
       let chunk = handle.availableData
-      if !chunk.isEmpty { output.append(chunk) }
+      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
+      guard !chunk.isEmpty else {
+        handle.readabilityHandler = nil
+        return
+      }
+      output.append(chunk)
     }
     try process.run()
     defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }

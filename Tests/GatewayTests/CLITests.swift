@@ -34,7 +34,12 @@ struct CLITests {
     let buffer = Buffer()
     output.fileHandleForReading.readabilityHandler = { handle in
       let data = handle.availableData
-      if !data.isEmpty { buffer.append(data) }
+      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
+      guard !data.isEmpty else {
+        handle.readabilityHandler = nil
+        return
+      }
+      buffer.append(data)
     }
     try process.run()
     var pending = answers

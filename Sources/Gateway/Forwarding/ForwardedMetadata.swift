@@ -13,7 +13,9 @@ package enum ForwardedMetadata {
     var forwarded = Metadata()
     for (key, value) in metadata {
       let lower = key.lowercased()
-      if lower.hasPrefix(":") || lower.hasPrefix("grpc-") || transportKeys.contains(lower) { continue }
+      if lower.hasPrefix(":") || transportKeys.contains(lower) { continue }
+      // gRPC's own keys belong to each hop, except the error details a domain attached.
+      if lower.hasPrefix("grpc-") && lower != "grpc-status-details-bin" { continue }
       if lower == RequestID.metadataKey { continue }
       switch value {
       case .string(let text): forwarded.addString(text, forKey: key)

@@ -2,6 +2,8 @@ internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
+internal import GRPCProtobuf
+internal import IntentsKit
 
 /// Why the gateway refuses a call before or instead of reaching a domain.
 package enum GatewayError: Error, Equatable, RPCErrorConvertible {
@@ -47,5 +49,25 @@ package enum GatewayError: Error, Equatable, RPCErrorConvertible {
     case .invalidArgument(let message), .unsupported(let message):
       message
     }
+  }
+
+  /// The reason in the error's `google.rpc.ErrorInfo` detail.
+  package var reason: String {
+    switch self {
+    case .noRoute: "NO_ROUTE"
+    case .noSuchApp: "NO_SUCH_APP"
+    case .ambiguous: "AMBIGUOUS_APP"
+    case .restrictedWhileLocked: "RESTRICTED_WHILE_LOCKED"
+    case .domainUnavailable: "DOMAIN_UNAVAILABLE"
+    case .invalidArgument: "INVALID_ARGUMENT"
+    case .unsupported: "UNSUPPORTED"
+    }
+  }
+
+  package var rpcErrorMetadata: Metadata {
+    GoogleRPCStatus(
+      code: rpcErrorCode, message: rpcErrorMessage,
+      details: [.errorInfo(reason: reason, domain: ErrorDomain.intentMesh)]
+    ).rpcErrorMetadata
   }
 }

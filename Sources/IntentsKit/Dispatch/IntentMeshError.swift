@@ -1,6 +1,7 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
+internal import GRPCProtobuf
 
 /// The errors the runtime turns into gRPC statuses: bad input is the client's, never a crash.
 package enum IntentMeshError: Error, Equatable, RPCErrorConvertible {
@@ -52,4 +53,32 @@ package enum IntentMeshError: Error, Equatable, RPCErrorConvertible {
       "\(intentClass) has no live updates"
     }
   }
+
+  /// The reason in the error's `google.rpc.ErrorInfo` detail (grpc-status-details-bin), for
+  /// clients that branch on it rather than on the message.
+  package var reason: String {
+    switch self {
+    case .unknownIntentClass: "UNKNOWN_INTENT_CLASS"
+    case .invalidPayload: "INVALID_PAYLOAD"
+    case .invalidArgument: "INVALID_ARGUMENT"
+    case .restrictedWhileLocked: "RESTRICTED_WHILE_LOCKED"
+    case .identifierReused: "INTENT_IDENTIFIER_REUSED"
+    case .permissionDenied: "PERMISSION_DENIED"
+    case .unauthenticated: "NO_USER"
+    case .liveUpdatesUnsupported: "NO_LIVE_UPDATES"
+    case .handlerContract: "HANDLER_CONTRACT"
+    }
+  }
+
+  package var rpcErrorMetadata: Metadata {
+    GoogleRPCStatus(
+      code: rpcErrorCode, message: rpcErrorMessage,
+      details: [.errorInfo(reason: reason, domain: ErrorDomain.intentMesh)]
+    ).rpcErrorMetadata
+  }
+}
+
+/// The `domain` of IntentMesh's `google.rpc.ErrorInfo` details.
+package enum ErrorDomain {
+  package static let intentMesh = "intentmesh.dev"
 }

@@ -1,11 +1,14 @@
 package import Prometheus
+internal import Synchronization
 
 /// The gRPC server metrics a service exports, in the names Prometheus users know from
 /// go-grpc-prometheus: calls started, calls handled by status code, handling time, calls in flight.
+/// A method's collectors are looked up in the registry once and kept, so a call costs one lock.
 package final class RPCMetrics: Sendable {
   /// The registry the `/metrics` endpoint renders.
   package let registry: PrometheusCollectorRegistry
   private let inFlightTotal: Gauge
+  private let methods = Mutex<[String: Method]>([:])
 
   /// Latency buckets from 0.5 ms to 10 s.
   static let buckets: [Duration] = [
@@ -20,42 +23,72 @@ package final class RPCMetrics: Sendable {
       descriptor: Self.name("in_flight_calls", "all", "Calls this server is handling now, all methods."))
   }
 
+  /// One method's collectors.
+  final class Method: Sendable {
+    let labels: [(String, String)]
+    let started: Counter
+    let inFlight: Gauge
+    let handling: DurationHistogram
+    let handled = Mutex<[String: Counter]>([:])
+
+    init(registry: PrometheusCollectorRegistry, service: String, method: String) {
+      labels = [("grpc_service", service), ("grpc_method", method)]
+      started = registry.makeCounter(
+        descriptor: RPCMetrics.name("started", "total", "Calls started, by method."), labels: labels)
+      inFlight = registry.makeGauge(
+        descriptor: RPCMetrics.name("in_flight", "calls", "Calls this server is handling now, by method."),
+        labels: labels)
+      handling = registry.makeDurationHistogram(
+        descriptor: RPCMetrics.name("handling", "seconds", "Time from a call's start to its status, by method."),
+        labels: labels, buckets: RPCMetrics.buckets)
+    }
+  }
+
+  private func method(service: String, method: String) -> Method {
+    let key = service + "/" + method
+    return methods.withLock { methods in
+      if let known = methods[key] { return known }
+      let made = Method(registry: registry, service: service, method: method)
+      methods[key] = made
+      return made
+    }
+  }
+
   /// Records a call's start; returns what `finished` needs.
   package func started(service: String, method: String) -> CallRecord {
-    let labels = [("grpc_service", service), ("grpc_method", method)]
-    registry.makeCounter(descriptor: Self.name("started", "total", "Calls started, by method."), labels: labels)
-      .increment()
-    let gauge = registry.makeGauge(
-      descriptor: Self.name("in_flight", "calls", "Calls this server is handling now, by method."), labels: labels)
-    gauge.increment()
+    let collectors = self.method(service: service, method: method)
+    collectors.started.increment()
+    collectors.inFlight.increment()
     inFlightTotal.increment()
-    return CallRecord(service: service, method: method, start: .now, inFlight: gauge)
+    return CallRecord(method: collectors, start: .now)
   }
 
   /// Records a call's end with its status code name (e.g. "OK", "NOT_FOUND").
   package func finished(_ record: CallRecord, code: String) {
-    let labels = [("grpc_service", record.service), ("grpc_method", record.method)]
-    registry.makeCounter(
-      descriptor: Self.name("handled", "total", "Calls completed, by method and gRPC status code."),
-      labels: labels + [("grpc_code", code)]
-    ).increment()
-    registry.makeDurationHistogram(
-      descriptor: Self.name("handling", "seconds", "Time from a call's start to its status, by method."),
-      labels: labels, buckets: Self.buckets
-    ).record(ContinuousClock.now - record.start)
-    record.inFlight.decrement()
+    let method = record.method
+    let counter = method.handled.withLock { handled in
+      if let known = handled[code] { return known }
+      let made = registry.makeCounter(
+        descriptor: Self.name("handled", "total", "Calls completed, by method and gRPC status code."),
+        labels: method.labels + [("grpc_code", code)])
+      handled[code] = made
+      return made
+    }
+    counter.increment()
+    method.handling.record(ContinuousClock.now - record.start)
+    method.inFlight.decrement()
+    inFlightTotal.decrement()
+  }
+
+  /// Forgets a call that another server goes on to count: it is no longer in flight here.
+  package func abandoned(_ record: CallRecord) {
+    record.method.inFlight.decrement()
     inFlightTotal.decrement()
   }
 
   /// `grpc_server_<metric>_<unit>`.
   static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
     MetricNameDescriptor(namespace: "grpc", subsystem: "server", metricName: metric, unitName: unit, helpText: help)
-  }
-
-  /// Forgets a call that another server goes on to count: it is no longer in flight here.
-  package func abandoned(_ record: CallRecord) {
-    record.inFlight.decrement()
-    inFlightTotal.decrement()
   }
 
   /// The text exposition of every metric.
@@ -65,9 +98,7 @@ package final class RPCMetrics: Sendable {
 
   /// One call being measured.
   package struct CallRecord: Sendable {
-    let service: String
-    let method: String
+    let method: Method
     let start: ContinuousClock.Instant
-    let inFlight: Gauge
   }
 }

@@ -11,10 +11,16 @@ package enum ServiceTransport {
     max(maxRequestMessageBytes, 64 * 1024 * 1024)
   }
 
+  /// Streams a client may have open at once on one connection to a service.
+  package static let maxConcurrentStreams = 1000
+
   package static func http2(host: String, port: Int, maxRequestMessageBytes: Int) -> HTTP2ServerTransport.Posix {
     let config = HTTP2ServerTransport.Posix.Config.defaults { config in
       config.rpc.maxRequestPayloadSize = transportCap(for: maxRequestMessageBytes)
       config.compression.enabledAlgorithms = .all
+      // NIOHTTP2 advertises 100 concurrent streams unless told; a gateway or a proxy multiplexes
+      // many clients' calls over one connection, and a live-update client may hold hundreds.
+      config.http2.maxConcurrentStreams = maxConcurrentStreams
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),

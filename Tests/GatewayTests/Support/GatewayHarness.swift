@@ -65,7 +65,12 @@ struct GatewayHarness {
       GatewayExtensionService(router: router), GatewayService(router: router, layouts: layouts),
     ])
     let directoryTask = Task { await directory.run() }
-    await directory.refreshAll()
+    // Every domain described before the test starts (a busy machine connects slowly).
+    for _ in 0..<100 {
+      await directory.refreshAll()
+      if directory.statuses.allSatisfy({ $0.1.manifest != nil }) { break }
+      try await Task.sleep(for: .milliseconds(50))
+    }
     defer { directoryTask.cancel() }
     let relay = RelayServer(host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), logger: logger) {
       RelayRouter(
