@@ -2,11 +2,10 @@ internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-internal import GRPCProtobuf
-internal import IntentsKit
+package import IntentsKit
 
 /// Why the gateway refuses a call before or instead of reaching a domain.
-package enum GatewayError: Error, Equatable, RPCErrorConvertible {
+package enum GatewayError: Error, Equatable, ExplainedRPCError {
   /// No domain declares the class (SiriKit's noHandlerProvidedForIntent).
   case noRoute(intentClass: String)
   /// Domains declare the class, but none is the named app (SiriKit's noAppAvailable).
@@ -62,12 +61,5 @@ package enum GatewayError: Error, Equatable, RPCErrorConvertible {
     case .invalidArgument: "INVALID_ARGUMENT"
     case .unsupported: "UNSUPPORTED"
     }
-  }
-
-  package var rpcErrorMetadata: Metadata {
-    GoogleRPCStatus(
-      code: rpcErrorCode, message: rpcErrorMessage,
-      details: [.errorInfo(reason: reason, domain: ErrorDomain.intentMesh)]
-    ).rpcErrorMetadata
   }
 }

@@ -1,10 +1,9 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-internal import GRPCProtobuf
 
 /// The errors the runtime turns into gRPC statuses: bad input is the client's, never a crash.
-package enum IntentMeshError: Error, Equatable, RPCErrorConvertible {
+package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
   /// No handler for the intent class (NOT_FOUND).
   case unknownIntentClass(String)
   /// The payload is not the intent's message type, or its bytes do not decode (INVALID_ARGUMENT).
@@ -70,15 +69,4 @@ package enum IntentMeshError: Error, Equatable, RPCErrorConvertible {
     }
   }
 
-  package var rpcErrorMetadata: Metadata {
-    GoogleRPCStatus(
-      code: rpcErrorCode, message: rpcErrorMessage,
-      details: [.errorInfo(reason: reason, domain: ErrorDomain.intentMesh)]
-    ).rpcErrorMetadata
-  }
-}
-
-/// The `domain` of IntentMesh's `google.rpc.ErrorInfo` details.
-package enum ErrorDomain {
-  package static let intentMesh = "intentmesh.dev"
 }
