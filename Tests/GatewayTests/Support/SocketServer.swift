@@ -32,12 +32,13 @@ final class SocketServer: Sendable {
   }
 
   /// Stops at once, as a killed process would: connections drop, nothing drains.
-  func kill() async {
-    // GOAWAY first, then cancel: streams a peer opens in the meantime are refused by HTTP/2. Without
-    // it, grpc-swift's server can trap on a stream that arrives while it is cancelled
-    // ("Deinited NIOAsyncWriter without calling finish()"), taking the test process with it — a
-    // killed process has no such window, as the kernel closes its sockets.
-    server.beginGracefulShutdown()
+  /// - Parameter goAway: send GOAWAY first, so that streams a peer opens in the meantime are
+  ///   refused by HTTP/2. Without it, grpc-swift's server can trap on a stream that arrives while it
+  ///   is cancelled ("Deinited NIOAsyncWriter without calling finish()"), taking the test process
+  ///   with it (a killed process has no such window: the kernel closes its sockets). Without it,
+  ///   streams in flight are reset rather than finished.
+  func kill(goAway: Bool = true) async {
+    if goAway { server.beginGracefulShutdown() }
     task.cancel()
     _ = try? await task.value
   }
