@@ -125,7 +125,6 @@ final class ClientStreamRelay: ChannelInboundHandler {
       return
     }
     let message = buffer.getSlice(at: buffer.readerIndex + 5, length: Int(length))!
-    firstMessage = nil
     if let found = IntentWireScan.scan(message, shape: shape), let domain = router.domain(for: found) {
       open(to: domain, domain: true)
     } else {
@@ -135,6 +134,7 @@ final class ClientStreamRelay: ChannelInboundHandler {
 
   private func open(to endpoint: DomainEndpoint, domain: Bool) {
     phase = .opening
+    firstMessage = nil  // the held frames carry the bytes; the scan copy is no longer needed
     // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
     if domain { call = metrics.started(path: path) }
     if domain, case .headers(var first)? = held.first {

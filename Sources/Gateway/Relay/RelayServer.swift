@@ -102,6 +102,10 @@ package final class RelayServer: Service, Sendable {
 
 /// One `RelayLoopState` per event loop of the group, made up front; each is touched only on its
 /// own loop (checked on access).
+///
+/// @unchecked Sendable: the dictionary is built in `init` and never mutated; its values are not
+/// Sendable, but `state(for:)` hands a loop's state out only on that loop (a precondition), so no
+/// state is ever used from two threads.
 final class RelayLoopStates: @unchecked Sendable {
   private let states: [ObjectIdentifier: RelayLoopState]
 
