@@ -62,6 +62,7 @@ let package = Package(
     .executable(name: "gateway", targets: ["GatewayService"]),
     .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
+    .library(name: "ServiceKit", targets: ["ServiceKit"]),
   ],
   dependencies: [
     .package(url: "https://github.com/grpc/grpc-swift-2.git", exact: "2.4.3"),
@@ -89,13 +90,25 @@ let package = Package(
     protos("ListsAndNotesProtos", dependencies: ["IntentMeshProtos"]),
     protos("ReflectionProtos"),
 
-    // The runtime every domain service is built on.
+    // What every server process shares, the gateway included: transport settings, health, metrics,
+    // reflection, request ids, error details. No store and no Foundation (FoundationEssentials only),
+    // so the gateway that links it stays small.
+    .target(
+      name: "ServiceKit",
+      dependencies: [
+        "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
+        serviceLifecycle, nioCore, nioPosix, nioHTTP1, prometheus,
+      ],
+      swiftSettings: strictSettings
+    ),
+
+    // The runtime every domain service is built on: intents, handlers, manifests, views, the store.
     .target(
       name: "IntentsKit",
       dependencies: [
-        "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
-        serviceLifecycle, unixSignals, sqlKit, sqliteKit, postgresKit, postgresNIO, nioCore, nioPosix, nioHTTP1,
-        argumentParser, prometheus,
+        "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf,
+        logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, postgresKit, postgresNIO, nioCore, nioPosix,
+        nioHTTP1, argumentParser, prometheus,
       ],
       swiftSettings: strictSettings
     ),
@@ -103,7 +116,7 @@ let package = Package(
     // What service tests share: a domain served in-process, as its executable assembles it.
     .target(
       name: "IntentsKitTesting",
-      dependencies: ["IntentsKit", "IntentMeshProtos", grpcCore, grpcInProcess, logging, swiftProtobuf],
+      dependencies: ["IntentsKit", "ServiceKit", "IntentMeshProtos", grpcCore, grpcInProcess, logging, swiftProtobuf],
       swiftSettings: strictSettings
     ),
 
@@ -116,33 +129,33 @@ let package = Package(
     ),
     .target(
       name: "Messaging",
-      dependencies: ["IntentsKit", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging, swiftProtobuf],
+      dependencies: ["IntentsKit", "ServiceKit", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging, swiftProtobuf],
       swiftSettings: strictSettings
     ),
 
     .target(
       name: "Payments",
-      dependencies: ["IntentsKit", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      dependencies: ["IntentsKit", "ServiceKit", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
       swiftSettings: strictSettings
     ),
 
     .target(
       name: "RideBooking",
-      dependencies: ["IntentsKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      dependencies: ["IntentsKit", "ServiceKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
       swiftSettings: strictSettings
     ),
 
     .target(
       name: "ListsAndNotes",
-      dependencies: ["IntentsKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      dependencies: ["IntentsKit", "ServiceKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
       swiftSettings: strictSettings
     ),
 
-    // The gateway: routing, conversation, layout. It links no domain code and no domain types.
+    // The gateway: routing, conversation, layout. It links no domain code, no domain types, no store.
     .target(
       name: "Gateway",
       dependencies: [
-        "IntentsKit", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle,
+        "ServiceKit", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle,
         unixSignals, argumentParser, nioCore, nioPosix, nioHTTP2, nioHPACK, nioExtras,
       ],
       swiftSettings: strictSettings
@@ -150,18 +163,18 @@ let package = Package(
 
     // Deployable services.
     service(
-      "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "Messaging", argumentParser, logging]),
-    service("PaymentsService", folder: "Payments", dependencies: ["IntentsKit", "Payments", argumentParser, logging]),
+      "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "ServiceKit", "Messaging", argumentParser, logging]),
+    service("PaymentsService", folder: "Payments", dependencies: ["IntentsKit", "ServiceKit", "Payments", argumentParser, logging]),
     service(
       "ListsAndNotesService", folder: "ListsAndNotes",
-      dependencies: ["IntentsKit", "ListsAndNotes", argumentParser, logging]),
+      dependencies: ["IntentsKit", "ServiceKit", "ListsAndNotes", argumentParser, logging]),
     service(
-      "RideBookingService", folder: "RideBooking", dependencies: ["IntentsKit", "RideBooking", argumentParser, logging]
+      "RideBookingService", folder: "RideBooking", dependencies: ["IntentsKit", "ServiceKit", "RideBooking", argumentParser, logging]
     ),
 
     .executableTarget(
       name: "GatewayService",
-      dependencies: ["Gateway", "IntentsKit", argumentParser],
+      dependencies: ["Gateway", "ServiceKit", argumentParser],
       path: "Services/Gateway",
       exclude: ["README.md"],
       swiftSettings: strictSettings
@@ -181,7 +194,7 @@ let package = Package(
     .testTarget(
       name: "IntentsKitTests",
       dependencies: [
-        "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos", "MessagingProtos", grpcCore,
+        "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos", "MessagingProtos", grpcCore,
         grpcInProcess,
         swiftProtobuf,
         sqlKit, logging,
@@ -191,7 +204,7 @@ let package = Package(
     .testTarget(
       name: "MessagingTests",
       dependencies: [
-        "Messaging", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess,
+        "Messaging", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -199,7 +212,7 @@ let package = Package(
     .testTarget(
       name: "PaymentsTests",
       dependencies: [
-        "Payments", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "PaymentsProtos", grpcCore, grpcInProcess,
+        "Payments", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "PaymentsProtos", grpcCore, grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -207,7 +220,7 @@ let package = Package(
     .testTarget(
       name: "RideBookingTests",
       dependencies: [
-        "RideBooking", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "RideBookingProtos", grpcCore,
+        "RideBooking", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "RideBookingProtos", grpcCore,
         grpcInProcess, grpcHTTP2, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -215,7 +228,7 @@ let package = Package(
     .testTarget(
       name: "ListsAndNotesTests",
       dependencies: [
-        "ListsAndNotes", "IntentsKit", "IntentsKitTesting", "IntentMeshProtos", "ListsAndNotesProtos", grpcCore,
+        "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ListsAndNotesProtos", grpcCore,
         grpcInProcess, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -223,7 +236,7 @@ let package = Package(
     .testTarget(
       name: "GatewayTests",
       dependencies: [
-        "Gateway", "IntentsKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
+        "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
         grpcHTTP2, grpcProtobuf, swiftProtobuf, logging,
       ],
       swiftSettings: strictSettings
@@ -232,7 +245,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
-        "IntentsKit", "ReflectionProtos",
+        "IntentsKit", "ServiceKit", "ReflectionProtos",
         grpcCore, grpcHTTP2,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],

@@ -1,9 +1,20 @@
 // gateway: routes every intent to the domain that declared its class, drives the conversation and
 // lays out views for UI clients.
 import ArgumentParser
-import Foundation
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+#if canImport(FoundationEssentials)
+  import FoundationEssentials
+#else
+  import Foundation
+#endif
 import Gateway
-import IntentsKit
+import ServiceKit
 
 let options = GatewayOptions.parseOrExit()
 do {
@@ -14,6 +25,6 @@ do {
   }
   try await GatewayServer(configuration: try options.configuration()).run()
 } catch {
-  FileHandle.standardError.write(Data("gateway: \(error)\n".utf8))
+  ProcessOutput.standardError("gateway: \(error)")
   exit(1)
 }

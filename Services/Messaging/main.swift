@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import IntentsKit
 import Messaging
+import ServiceKit
 
 let options = ServiceOptions.parseOrExit()
 do {

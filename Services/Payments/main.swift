@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import IntentsKit
 import Payments
+import ServiceKit
 
 let options = ServiceOptions.parseOrExit()
 do {

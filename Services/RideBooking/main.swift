@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import IntentsKit
 import RideBooking
+import ServiceKit
 
 let options = ServiceOptions.parseOrExit()
 do {

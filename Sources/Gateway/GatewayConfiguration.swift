@@ -1,6 +1,10 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 package import Logging
 
 /// How the gateway runs: where it listens, which domains it routes to, its deadlines.

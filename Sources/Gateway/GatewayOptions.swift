@@ -1,7 +1,11 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import ArgumentParser
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import Logging
 
 /// The gateway's command line; a flag wins over its environment variable, which wins over the default.

@@ -1,13 +1,17 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-internal import IntentsKit
 internal import Logging
 internal import NIOCore
 internal import ServiceLifecycle
 internal import UnixSignals
+internal import ServiceKit
 
 /// The gateway executable, assembled: the directory of domains, the pass-through and gateway
 /// services, health and request ids on one HTTP/2 port, graceful shutdown on SIGTERM / SIGINT.

@@ -4,6 +4,7 @@ internal import SwiftProtobuf
 package import IntentMeshProtos
 internal import IntentsKit
 package import PaymentsProtos
+internal import ServiceKit
 
 /// Short names for the generated payments contract.
 package typealias SendPaymentIntent = Intentmesh_Payments_V1_SendPaymentIntent

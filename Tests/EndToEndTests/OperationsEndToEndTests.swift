@@ -7,6 +7,7 @@ import IntentsKit
 import ReflectionProtos
 import SwiftProtobuf
 import Testing
+import ServiceKit
 
 @Suite("Operations over real sockets: Prometheus metrics and gRPC server reflection", .serialized)
 struct OperationsEndToEndTests {

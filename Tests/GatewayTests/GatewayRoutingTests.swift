@@ -7,6 +7,7 @@ import Messaging
 import MessagingProtos
 import SwiftProtobuf
 import Testing
+import ServiceKit
 
 @Suite("gateway routing over real sockets", .serialized)
 struct GatewayRoutingTests {

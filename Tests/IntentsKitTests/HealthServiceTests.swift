@@ -5,6 +5,7 @@ import GRPCCore
 import IntentMeshProtos
 import IntentsKit
 import Testing
+import ServiceKit
 
 @Suite("Health")
 struct HealthServiceTests {

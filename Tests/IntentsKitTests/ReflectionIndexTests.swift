@@ -3,6 +3,7 @@ import IntentsKit
 import ReflectionProtos
 import SwiftProtobuf
 import Testing
+import ServiceKit
 
 @Suite("Reflection index over the embedded descriptor set")
 struct ReflectionIndexTests {

@@ -4,6 +4,7 @@ import IntentMeshProtos
 @testable import IntentsKit
 import MessagingProtos
 import Testing
+import ServiceKit
 
 @Suite("Values: key paths, display text, dates, names")
 struct ValueTests {

@@ -6,6 +6,7 @@ import IntentsKit
 import PaymentsProtos
 import IntentsKitTesting
 import Testing
+import ServiceKit
 
 @Suite("INRequestPaymentIntent: resolve, confirm and handle")
 struct RequestPaymentTests {

@@ -1,5 +1,9 @@
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 package import IntentMeshProtos
 
 /// One turn of the conversation Siri has between the user and an app: resolve every parameter,

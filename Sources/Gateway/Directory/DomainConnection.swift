@@ -1,9 +1,13 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import SwiftProtobuf
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
 package import IntentMeshProtos
-internal import IntentsKit
+internal import ServiceKit
 
 /// A gateway's client of one domain: one HTTP/2 connection that reconnects with backoff, and the
 /// generated clients over it.

@@ -1,8 +1,12 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-internal import IntentsKit
+internal import ServiceKit
 
 /// Which request metadata travels from the client to the domain: everything the application set
 /// (request id, trace context, custom keys), nothing that belongs to the transport.

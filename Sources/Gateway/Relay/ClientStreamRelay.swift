@@ -1,5 +1,9 @@
-internal import Foundation
-internal import IntentsKit
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
+internal import ServiceKit
 internal import NIOCore
 internal import NIOHPACK
 internal import NIOHTTP2

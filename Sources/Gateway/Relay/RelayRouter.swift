@@ -1,6 +1,10 @@
-internal import Foundation
-internal import IntentsKit
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import NIOHPACK
+internal import ServiceKit
 
 /// What the relay decides per call, from the request itself: which upstream gets the stream, and
 /// the headers it goes with. A call the relay does not route itself — the gateway's own RPCs, an

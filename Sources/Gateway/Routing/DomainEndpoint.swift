@@ -1,6 +1,12 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-internal import Foundation
+internal import ServiceKit
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
+
 /// Where a domain service listens.
 package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
   package var host: String
@@ -13,7 +19,7 @@ package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
 
   /// Parses "host:port" (IPv4 or a name); nil when malformed.
   package init?(_ text: String) {
-    let trimmed = text.trimmingCharacters(in: .whitespaces)
+    let trimmed = text.trimmingWhitespace()
     guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]),
       (1...65535).contains(port), colon > trimmed.startIndex
     else { return nil }

@@ -1,8 +1,12 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-package import IntentsKit
+internal import ServiceKit
 
 /// Why the gateway refuses a call before or instead of reaching a domain.
 package enum GatewayError: Error, Equatable, ExplainedRPCError {

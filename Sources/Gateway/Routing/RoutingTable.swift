@@ -1,7 +1,11 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import SwiftProtobuf
 package import IntentMeshProtos
-internal import IntentsKit
+internal import ServiceKit
 
 /// Intent class (and app name) → the domain that handles it, built from the domains' manifests.
 package struct RoutingTable: Sendable {

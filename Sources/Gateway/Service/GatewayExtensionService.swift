@@ -1,8 +1,12 @@
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 package import GRPCCore
 package import IntentMeshProtos
-internal import IntentsKit
+internal import ServiceKit
 
 /// `intentmesh.v1.IntentsExtension` on the gateway: each call goes to the domain that owns the
 /// intent class, payload bytes untouched, status and message of the domain's answer passed back.

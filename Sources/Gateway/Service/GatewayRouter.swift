@@ -1,8 +1,12 @@
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 package import GRPCCore
 package import IntentMeshProtos
-internal import IntentsKit
+internal import ServiceKit
 
 /// Turns a request into a call to the owning domain: route by class and app name, refuse locked
 /// intents, carry the deadline and metadata.

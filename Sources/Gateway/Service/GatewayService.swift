@@ -1,8 +1,12 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import SwiftProtobuf
 package import GRPCCore
 package import IntentMeshProtos
-internal import IntentsKit
+internal import ServiceKit
 
 /// `intentmesh.gateway.v1.Gateway`: the conversation, the layout, the routing table.
 package struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {

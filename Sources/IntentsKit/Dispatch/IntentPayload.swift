@@ -1,5 +1,6 @@
 internal import IntentMeshProtos
 package import SwiftProtobuf
+internal import ServiceKit
 
 /// Unpacks an intent's `google.protobuf.Any` payload into its generated message.
 package enum IntentPayload {

@@ -2,6 +2,7 @@ internal import Foundation
 package import IntentMeshProtos
 internal import SQLKit
 internal import SwiftProtobuf
+internal import ServiceKit
 
 /// One intent class a domain serves, with its handler's types erased so that dispatch by class name
 /// needs no generics. Made with `IntentRegistration.handler(_:make:)`.

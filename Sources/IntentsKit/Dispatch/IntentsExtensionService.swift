@@ -4,6 +4,7 @@ package import IntentMeshProtos
 internal import Logging
 internal import SQLKit
 internal import SwiftProtobuf
+internal import ServiceKit
 
 /// The `intentmesh.v1.IntentsExtension` service of a domain: dispatch by intent class to a fresh
 /// handler, SiriKit's defaults, exactly-once Handle, view configuration and user vocabulary.

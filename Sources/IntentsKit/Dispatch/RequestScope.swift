@@ -2,6 +2,7 @@ internal import SwiftProtobuf
 package import Foundation
 package import IntentMeshProtos
 package import Logging
+internal import ServiceKit
 
 /// The checks every intent RPC makes before a handler runs, in SiriKit's order: who the user is,
 /// which handler owns the class, whether the device must be unlocked.

@@ -2,6 +2,7 @@ internal import SwiftProtobuf
 package import Foundation
 internal import IntentMeshProtos
 package import Logging
+internal import ServiceKit
 
 /// Who asks and when: what a handler may know about the request besides the intent.
 package struct IntentContext: Sendable {

@@ -6,6 +6,7 @@ internal import IntentMeshProtos
 internal import Logging
 internal import ServiceLifecycle
 internal import UnixSignals
+internal import ServiceKit
 
 /// A domain's executable, assembled: store, manifest, the IntentsExtension and health services over
 /// HTTP/2, request ids, and graceful shutdown on SIGTERM / SIGINT.

@@ -3,6 +3,7 @@ internal import SwiftProtobuf
 internal import IntentMeshProtos
 package import IntentsKit
 package import SQLKit
+internal import ServiceKit
 
 /// Everything a user has in UnicornNote, read in one transaction: what resolution and search work on.
 package struct Notebook: Sendable {

@@ -5,6 +5,7 @@ internal import MessagingProtos
 internal import Foundation
 package import IntentsKit
 package import SQLKit
+internal import ServiceKit
 
 /// INSearchForMessagesIntent: recipients, senders, attributes, date range, group names and search
 /// terms; too many results is SiriKit's failureMessageTooManyResults.

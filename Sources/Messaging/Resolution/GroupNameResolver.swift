@@ -4,6 +4,7 @@ internal import MessagingProtos
 internal import SwiftProtobuf
 package import IntentMeshProtos
 package import IntentsKit
+internal import ServiceKit
 
 /// Matches a spoken group name against the user's groups.
 package struct GroupNameResolver: Sendable {

@@ -5,6 +5,7 @@ internal import SwiftProtobuf
 package import IntentMeshProtos
 package import IntentsKit
 package import SQLKit
+internal import ServiceKit
 
 /// Finds the contacts a spoken person names: by identifier, by the user's vocabulary (unicorn names
 /// such as "Sparkle Sparkly" → Scott), or by display, given, nick name or handle.

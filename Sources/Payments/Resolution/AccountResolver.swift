@@ -4,6 +4,7 @@ internal import PaymentsProtos
 package import IntentMeshProtos
 package import IntentsKit
 package import SQLKit
+internal import ServiceKit
 
 /// Finds the user's accounts a spoken account names (session 214: by nickname such as "Rainbow
 /// Savings" — registered as paymentsAccountNickname vocabulary — by organization name, by type, or

@@ -4,6 +4,7 @@ internal import PaymentsProtos
 internal import IntentMeshProtos
 package import IntentsKit
 package import SQLKit
+internal import ServiceKit
 
 /// Finds the bills a spoken bill payee (and bill type) names, by payee nickname, organization name
 /// or account number.

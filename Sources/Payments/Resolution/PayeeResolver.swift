@@ -4,6 +4,7 @@ internal import PaymentsProtos
 package import IntentMeshProtos
 package import IntentsKit
 package import SQLKit
+internal import ServiceKit
 
 /// Finds the payees a spoken person names — by identifier, by the user's contact-name vocabulary, or
 /// by display, given or full name or handle — and applies SendPayment's and RequestPayment's rules.

@@ -3,6 +3,7 @@ internal import SwiftProtobuf
 internal import PaymentsProtos
 package import IntentMeshProtos
 package import IntentsKit
+internal import ServiceKit
 
 /// SiriKit's payment-transaction view (displaysPaymentTransaction): who, how much, the note and the
 /// status, drawn for a sent or requested payment — a draft before handle, the record after.

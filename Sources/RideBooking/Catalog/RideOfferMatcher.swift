@@ -2,6 +2,7 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 package import IntentsKit
+internal import ServiceKit
 
 /// Finds the offer a spoken ride option name means: its name, or a synonym the app vocabulary
 /// (`AppIntentVocabulary.plist`, `INRequestRideIntent.rideOptionName`) lists for it — "two-horned

@@ -3,6 +3,7 @@ internal import SwiftProtobuf
 internal import RideBookingProtos
 package import IntentMeshProtos
 package import IntentsKit
+internal import ServiceKit
 
 /// The programming guide's rule for a pickup or drop-off: inside the service area → success,
 /// outside → unsupported, missing → needs value. A placemark without coordinates is looked up by

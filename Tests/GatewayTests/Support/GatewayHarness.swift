@@ -7,6 +7,7 @@ import IntentsKit
 import IntentsKitTesting
 import Logging
 import Messaging
+import ServiceKit
 
 /// UnicornChat and fake domains on loopback sockets, and a gateway in front of them, all in this
 /// process; a generated client of the gateway.

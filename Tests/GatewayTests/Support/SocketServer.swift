@@ -4,6 +4,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentsKit
+import ServiceKit
 
 /// A gRPC server on a loopback port inside the test process, that a test can stop and start again
 /// on the same port (to kill a domain mid-test).

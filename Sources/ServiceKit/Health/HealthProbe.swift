@@ -1,6 +1,5 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-internal import Foundation
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 
@@ -20,10 +19,10 @@ package enum HealthProbe {
           .with { $0.service = service }, options: options
         ).status
       }
-      FileHandle.standardError.write(Data("health: \(status)\n".utf8))
+      ProcessOutput.standardError("health: \(status)")
       return status == .serving ? 0 : 1
     } catch {
-      FileHandle.standardError.write(Data("health: no answer on port \(port): \(error)\n".utf8))
+      ProcessOutput.standardError("health: no answer on port \(port): \(error)")
       return 1
     }
   }

@@ -1,4 +1,8 @@
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import SwiftProtobuf
 
 /// The fields of every message in the contracts, from the embedded descriptor set: enough to tell

@@ -1,6 +1,5 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-internal import Foundation
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 package import Logging
@@ -33,7 +32,7 @@ package struct ReadinessReporter: Service {
     guard let endpoint = try await listeningAddress() else { return }
     for name in serviceNames { board.set(.serving, for: name) }
     logger.info("serving", metadata: ["app": "\(appName)", "address": "\(endpoint)"])
-    FileHandle.standardOutput.write(Data("\(serviceName) (\(appName)) serving on \(endpoint)\n".utf8))
+    ProcessOutput.standardOutput("\(serviceName) (\(appName)) serving on \(endpoint)")
     try? await gracefulShutdown()
     for name in serviceNames { board.set(.notServing, for: name) }
     board.finish()

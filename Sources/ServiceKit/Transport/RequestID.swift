@@ -1,6 +1,10 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 package import GRPCCore
 
 /// The request id of the call in progress, read from or written to `x-request-id`.

@@ -1,4 +1,3 @@
-internal import Foundation
 package import Logging
 internal import NIOCore
 internal import NIOHTTP1
@@ -48,7 +47,7 @@ package final class MetricsHTTPServer: Service, Sendable {
     let port = server.channel.localAddress?.port ?? port
     bound.succeed(port)
     logger.info("metrics on http://\(host):\(port)/metrics")
-    FileHandle.standardOutput.write(Data("\(serviceName) metrics on http://\(host):\(port)/metrics\n".utf8))
+    ProcessOutput.standardOutput("\(serviceName) metrics on http://\(host):\(port)/metrics")
     try await withTaskCancellationOrGracefulShutdownHandler {
       try await withThrowingDiscardingTaskGroup { group in
         try await server.executeThenClose { connections in

@@ -1,5 +1,9 @@
 internal import SwiftProtobuf
-internal import Foundation
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 package import IntentMeshProtos
 internal import Synchronization
 
