@@ -129,7 +129,9 @@ let package = Package(
     ),
     .target(
       name: "Messaging",
-      dependencies: ["IntentsKit", "ServiceKit", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging, swiftProtobuf],
+      dependencies: [
+        "IntentsKit", "ServiceKit", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging, swiftProtobuf,
+      ],
       swiftSettings: strictSettings
     ),
 
@@ -141,13 +143,17 @@ let package = Package(
 
     .target(
       name: "RideBooking",
-      dependencies: ["IntentsKit", "ServiceKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      dependencies: [
+        "IntentsKit", "ServiceKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
+      ],
       swiftSettings: strictSettings
     ),
 
     .target(
       name: "ListsAndNotes",
-      dependencies: ["IntentsKit", "ServiceKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      dependencies: [
+        "IntentsKit", "ServiceKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
+      ],
       swiftSettings: strictSettings
     ),
 
@@ -163,13 +169,17 @@ let package = Package(
 
     // Deployable services.
     service(
-      "MessagingService", folder: "Messaging", dependencies: ["IntentsKit", "ServiceKit", "Messaging", argumentParser, logging]),
-    service("PaymentsService", folder: "Payments", dependencies: ["IntentsKit", "ServiceKit", "Payments", argumentParser, logging]),
+      "MessagingService", folder: "Messaging",
+      dependencies: ["IntentsKit", "ServiceKit", "Messaging", argumentParser, logging]),
+    service(
+      "PaymentsService", folder: "Payments",
+      dependencies: ["IntentsKit", "ServiceKit", "Payments", argumentParser, logging]),
     service(
       "ListsAndNotesService", folder: "ListsAndNotes",
       dependencies: ["IntentsKit", "ServiceKit", "ListsAndNotes", argumentParser, logging]),
     service(
-      "RideBookingService", folder: "RideBooking", dependencies: ["IntentsKit", "ServiceKit", "RideBooking", argumentParser, logging]
+      "RideBookingService", folder: "RideBooking",
+      dependencies: ["IntentsKit", "ServiceKit", "RideBooking", argumentParser, logging]
     ),
 
     .executableTarget(
@@ -177,7 +187,15 @@ let package = Package(
       dependencies: ["Gateway", "ServiceKit", argumentParser],
       path: "Services/Gateway",
       exclude: ["README.md"],
-      swiftSettings: strictSettings
+      swiftSettings: strictSettings,
+      // The gateway links the Swift runtime statically. Nothing in it calls Foundation (ServiceKit and the
+      // gateway use FoundationEssentials only), yet swift-protobuf's default traits autolink Foundation,
+      // which a dynamic link would load with its ICU at start; a static link takes only what is used.
+      // FoundationEssentials' own static dependencies are named because the driver does not add them.
+      linkerSettings: [
+        .unsafeFlags(
+          ["-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims"], .when(platforms: [.linux]))
+      ]
     ),
 
     // The command-line client for people: `intentmesh up`, `send`, `chat`, `routes`.
@@ -194,7 +212,8 @@ let package = Package(
     .testTarget(
       name: "IntentsKitTests",
       dependencies: [
-        "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos", "MessagingProtos", grpcCore,
+        "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos", "MessagingProtos",
+        grpcCore,
         grpcInProcess,
         swiftProtobuf,
         sqlKit, logging,
@@ -204,7 +223,8 @@ let package = Package(
     .testTarget(
       name: "MessagingTests",
       dependencies: [
-        "Messaging", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore, grpcInProcess,
+        "Messaging", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore,
+        grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -212,7 +232,8 @@ let package = Package(
     .testTarget(
       name: "PaymentsTests",
       dependencies: [
-        "Payments", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "PaymentsProtos", grpcCore, grpcInProcess,
+        "Payments", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "PaymentsProtos", grpcCore,
+        grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -220,7 +241,8 @@ let package = Package(
     .testTarget(
       name: "RideBookingTests",
       dependencies: [
-        "RideBooking", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "RideBookingProtos", grpcCore,
+        "RideBooking", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "RideBookingProtos",
+        grpcCore,
         grpcInProcess, grpcHTTP2, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -228,7 +250,8 @@ let package = Package(
     .testTarget(
       name: "ListsAndNotesTests",
       dependencies: [
-        "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ListsAndNotesProtos", grpcCore,
+        "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ListsAndNotesProtos",
+        grpcCore,
         grpcInProcess, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings
@@ -236,7 +259,8 @@ let package = Package(
     .testTarget(
       name: "GatewayTests",
       dependencies: [
-        "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos", grpcCore,
+        "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos",
+        grpcCore,
         grpcHTTP2, grpcProtobuf, swiftProtobuf, logging,
       ],
       swiftSettings: strictSettings

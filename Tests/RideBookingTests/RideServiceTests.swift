@@ -9,6 +9,7 @@ import Logging
 import RideBookingProtos
 import SwiftProtobuf
 import Synchronization
+import ServiceKit
 import Testing
 
 @Suite("ridebooking-service: manifest, views, and the live status stream over real sockets", .serialized)

@@ -6,7 +6,7 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-internal import ServiceKit
+package import ServiceKit
 
 /// Why the gateway refuses a call before or instead of reaching a domain.
 package enum GatewayError: Error, Equatable, ExplainedRPCError {

@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 package import Foundation
 package import GRPCCore
 package import Logging
-internal import ServiceKit
+package import ServiceKit
 
 /// A domain ready to serve: store migrated and seeded, manifest checked, services built. Shared by
 /// the executables and by in-process tests, so both run the same assembly.

@@ -36,10 +36,13 @@ package struct ReflectionIndex: Sendable {
     }
   }
 
+  /// The embedded descriptor set is not valid base64 (scripts/generate-protos writes it).
+  package struct EmbeddedSetUnreadable: Error {}
+
   /// The index of the descriptor set generated from Protos/.
   package static func embedded(services: [String]) throws -> ReflectionIndex {
     guard let data = Data(base64Encoded: ReflectionDescriptorSet.base64, options: .ignoreUnknownCharacters) else {
-      throw CocoaError(.coderReadCorrupt)
+      throw EmbeddedSetUnreadable()
     }
     return try ReflectionIndex(descriptorSet: data, services: services)
   }

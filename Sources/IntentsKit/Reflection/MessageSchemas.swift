@@ -1,8 +1,5 @@
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
+internal import Foundation
+internal import ServiceKit
 internal import SwiftProtobuf
 
 /// The fields of every message in the contracts, from the embedded descriptor set: enough to tell
