@@ -188,13 +188,23 @@ let package = Package(
       path: "Services/Gateway",
       exclude: ["README.md"],
       swiftSettings: strictSettings,
-      // The gateway links the Swift runtime statically. Nothing in it calls Foundation (ServiceKit and the
-      // gateway use FoundationEssentials only), yet swift-protobuf's default traits autolink Foundation,
-      // which a dynamic link would load with its ICU at start; a static link takes only what is used.
-      // FoundationEssentials' own static dependencies are named because the driver does not add them.
+      // The gateway's resident memory is mostly its own machine code and link-time data, so it is linked
+      // for size: the Swift runtime statically (nothing in the gateway calls Foundation, ServiceKit and the
+      // gateway use FoundationEssentials only, yet swift-protobuf's default traits autolink Foundation,
+      // which a dynamic link would load with its ICU at start; a static link takes only what is used;
+      // FoundationEssentials' own static dependencies are named because the driver does not add them);
+      // relative relocations packed (DT_RELR, glibc 2.36+: 2.3 MiB of .rela.dyn become 19 KiB, and no
+      // longer all read at start); and no dynamic symbol table of every Swift symbol (nothing looks
+      // the gateway's symbols up at run time). Together about 12 MiB less RSS; see README "Measured".
       linkerSettings: [
         .unsafeFlags(
-          ["-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims"], .when(platforms: [.linux]))
+          [
+            "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims",
+            "-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+            "-Xlinker", "--no-export-dynamic",
+          ],
+          .when(platforms: [.linux])
+        )
       ]
     ),
 

@@ -10,8 +10,10 @@ internal import SwiftProtobuf
 /// symbol (message, enum, service, method, extension) by its full name, and extensions by the
 /// type they extend. Built once from the embedded set; answers are pure lookups.
 package struct ReflectionIndex: Sendable {
-  private var files: [String: Google_Protobuf_FileDescriptorProto] = [:]
+  /// Each file's serialized descriptor (what reflection answers with) and the files it imports; the
+  /// parsed descriptors are not kept.
   private var serialized: [String: Data] = [:]
+  private var dependencies: [String: [String]] = [:]
   private var fileOfSymbol: [String: String] = [:]
   private var fileOfExtension: [String: [Int32: String]] = [:]
   /// The services the server answers, by full name.
@@ -23,8 +25,8 @@ package struct ReflectionIndex: Sendable {
     self.services = services.sorted()
     let set = try Google_Protobuf_FileDescriptorSet(serializedBytes: descriptorSet)
     for file in set.file {
-      files[file.name] = file
       serialized[file.name] = try file.serializedBytes()
+      dependencies[file.name] = file.dependency
       let prefix = file.package.isEmpty ? "" : file.package + "."
       for message in file.messageType { index(message, prefix: prefix, file: file.name) }
       for enumeration in file.enumType { fileOfSymbol[prefix + enumeration.name] = file.name }
@@ -105,14 +107,14 @@ package struct ReflectionIndex: Sendable {
   private func fileResponse(_ name: String?, missing: String)
     -> Grpc_Reflection_V1_ServerReflectionResponse.OneOf_MessageResponse
   {
-    guard let name, files[name] != nil else { return .errorResponse(Self.notFound(missing)) }
+    guard let name, serialized[name] != nil else { return .errorResponse(Self.notFound(missing)) }
     var order: [String] = []
     var seen: Set<String> = []
     var pending = [name]
     while let next = pending.popLast() {
-      guard seen.insert(next).inserted, let file = files[next] else { continue }
+      guard seen.insert(next).inserted, let imports = dependencies[next] else { continue }
       order.append(next)
-      pending.append(contentsOf: file.dependency.reversed())
+      pending.append(contentsOf: imports.reversed())
     }
     return .fileDescriptorResponse(.with { $0.fileDescriptorProto = order.compactMap { serialized[$0] } })
   }
