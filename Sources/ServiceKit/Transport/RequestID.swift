@@ -1,10 +1,5 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 package import GRPCCore
 
 /// The request id of the call in progress, read from or written to `x-request-id`.
@@ -16,12 +11,12 @@ package enum RequestID {
 
   /// A client's id when it is usable (printable ASCII, at most 128 characters); a new one otherwise.
   package static func accept(_ candidate: String?) -> String {
-    if let candidate, !candidate.isEmpty, candidate.count <= 128,
-      candidate.unicodeScalars.allSatisfy({ $0.isASCII && $0.value >= 0x21 && $0.value < 0x7F })
+    if let candidate, !candidate.isEmpty, candidate.utf8.count <= 128,
+      candidate.utf8.allSatisfy({ $0 >= 0x21 && $0 < 0x7F })
     {
       return candidate
     }
-    return UUID().uuidString.lowercased()
+    return RequestIDGenerator.shared.next()
   }
 }
 
