@@ -1,10 +1,5 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 internal import Logging

@@ -1,10 +1,5 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 package import GRPCCore
 
 /// The time a forwarded call may take: what is left of the caller's deadline (`grpc-timeout`), or a

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 package import Logging
 internal import Synchronization
 package import NIOCore

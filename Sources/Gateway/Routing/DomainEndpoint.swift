@@ -1,11 +1,6 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import ServiceKit
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 
 /// Where a domain service listens.
 package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {

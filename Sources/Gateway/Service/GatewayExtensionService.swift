@@ -1,9 +1,4 @@
 internal import SwiftProtobuf
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 package import GRPCCore
 package import IntentMeshProtos
 internal import ServiceKit

@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-  internal import FoundationEssentials
-#else
-  internal import Foundation
-#endif
 internal import SwiftProtobuf
 package import GRPCCore
 package import IntentMeshProtos

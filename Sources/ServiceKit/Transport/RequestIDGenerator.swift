@@ -9,6 +9,7 @@ package final class RequestIDGenerator: Sendable {
   package static let shared = RequestIDGenerator()
 
   private let state: Mutex<Xoshiro256StarStar>
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   package init() {
     var system = SystemRandomNumberGenerator()
@@ -21,12 +22,11 @@ package final class RequestIDGenerator: Sendable {
     // Version 4 in the 13th hex digit, the RFC 4122 variant in the 17th.
     let versioned = (high & ~0xF000) | 0x4000
     let varied = (low & ~(0xC000 << 48)) | (0x8000 << 48)
-    let hex: [UInt8] = Array("0123456789abcdef".utf8)
     return String(unsafeUninitializedCapacity: 36) { buffer in
       var position = 0
       func put(_ value: UInt64, digits: Int) {
         for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-          buffer[position] = hex[Int((value >> UInt64(shift)) & 0xF)]
+          buffer[position] = Self.hexDigits[Int((value >> UInt64(shift)) & 0xF)]
           position += 1
         }
       }
