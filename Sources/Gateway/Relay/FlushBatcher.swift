@@ -1,20 +1,20 @@
 internal import NIOCore
 
-/// Flushes the channels written to during one event-loop tick once, at its end: a relay writes to
-/// the other connection, where NIOHTTP2's own coalescing (during a read loop of the same
-/// connection) does not apply. Used only on its event loop.
+/// Writes the connections written to during one event-loop tick once, at its end: a call reads
+/// on one connection and writes on another, and many calls share a connection. Used only on its
+/// event loop.
 final class FlushBatcher {
   private let eventLoop: any EventLoop
-  private var pending: [any Channel] = []
+  private var pending: [RelayConnection] = []
   private var scheduled = false
 
   init(eventLoop: any EventLoop) {
     self.eventLoop = eventLoop
   }
 
-  /// Flushes `channel` before the event loop next waits for I/O.
-  func flushSoon(_ channel: any Channel) {
-    pending.append(channel)
+  /// Flushes `connection` before the event loop next waits for I/O.
+  func flushSoon(_ connection: RelayConnection) {
+    pending.append(connection)
     guard !scheduled else { return }
     scheduled = true
     let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
@@ -22,20 +22,29 @@ final class FlushBatcher {
   }
 
   private func flushAll() {
+    // A flush may close a connection, whose calls then write elsewhere: loop until none is left.
+    while !pending.isEmpty {
+      let connections = pending
+      pending.removeAll(keepingCapacity: true)
+      for connection in connections { connection.flushNow() }
+    }
     scheduled = false
-    let channels = pending
-    pending.removeAll(keepingCapacity: true)
-    for channel in channels { channel.flush() }
   }
 }
 
-/// What each event loop of the relay keeps: its upstream pool and its flush batcher.
+/// What each event loop of the relay keeps: its upstream pool, its flush batcher, and what every
+/// call needs to be routed and counted.
 final class RelayLoopState {
   let pool: UpstreamPool
   let flusher: FlushBatcher
+  let router: RelayRouter
+  let metrics: RelayMetrics
 
-  init(eventLoop: any EventLoop) {
-    pool = UpstreamPool(eventLoop: eventLoop)
+  init(eventLoop: any EventLoop, router: RelayRouter, metrics: RelayMetrics) {
     flusher = FlushBatcher(eventLoop: eventLoop)
+    pool = UpstreamPool(eventLoop: eventLoop)
+    self.router = router
+    self.metrics = metrics
+    pool.state = self
   }
 }

@@ -43,17 +43,28 @@ package struct RelayRouter: Sendable {
   }
 
   /// The request headers as the domain gets them: the caller's deadline capped (or the default
-  /// when it set none; a live-update stream keeps the caller's), and a request id.
+  /// when it set none; a live-update stream keeps the caller's), and a request id. Both change
+  /// from call to call, so they are sent without HPACK indexing: indexed, they would fill the
+  /// encoder's dynamic table, which it searches entry by entry for every header.
   func upstreamHeaders(_ headers: HPACKHeaders, streaming: Bool) -> (HPACKHeaders, String) {
     var headers = headers
     if !streaming {
       let asked = headers.first(name: "grpc-timeout").flatMap(CallDeadline.parse)
       let timeout = min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
-      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout))
+      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout), indexing: .nonIndexable)
     }
     let id = RequestID.accept(headers.first(name: RequestID.metadataKey))
-    headers.replaceOrAdd(name: RequestID.metadataKey, value: id)
+    headers.replaceOrAdd(name: RequestID.metadataKey, value: id, indexing: .nonIndexable)
     return (headers, id)
+  }
+
+  /// An upstream's response headers as the client gets them: the request id it echoes is sent
+  /// without HPACK indexing (see `upstreamHeaders`).
+  static func clientHeaders(_ headers: HPACKHeaders) -> HPACKHeaders {
+    guard let id = headers.first(name: RequestID.metadataKey) else { return headers }
+    var headers = headers
+    headers.replaceOrAdd(name: RequestID.metadataKey, value: id, indexing: .nonIndexable)
+    return headers
   }
 
   /// A gRPC timeout header for `duration`: at most eight digits, in the finest unit that fits.

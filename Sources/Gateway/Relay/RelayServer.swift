@@ -2,12 +2,11 @@ package import Logging
 internal import Synchronization
 package import NIOCore
 internal import NIOExtras
-internal import NIOHTTP2
 internal import NIOPosix
 internal import ServiceLifecycle
 
-/// The gateway's public port: an HTTP/2 server whose every stream is relayed (`ClientStreamRelay`)
-/// to a domain or to the gateway's own gRPC server on loopback. Stops on graceful shutdown by
+/// The gateway's public port: an HTTP/2 server (`RelayConnection`) whose every stream is relayed
+/// (`RelayedCall`) to a domain or to the gateway's own gRPC server on loopback. Stops on graceful shutdown by
 /// refusing new connections, sending GOAWAY and letting calls in flight finish.
 package final class RelayServer: Service, Sendable {
   private let host: String
@@ -50,8 +49,7 @@ package final class RelayServer: Service, Sendable {
     let quiesce: ServerQuiescingHelper
     do {
       router = try await self.router()
-      let states = RelayLoopStates(group: group)
-      let metrics = metrics
+      let states = RelayLoopStates(group: group, router: router, metrics: metrics)
       quiesce = ServerQuiescingHelper(group: group)
       channel = try await ServerBootstrap(group: group)
         .serverChannelOption(.backlog, value: 1024)
@@ -64,15 +62,8 @@ package final class RelayServer: Service, Sendable {
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
         .childChannelInitializer { connection in
           connection.eventLoop.makeCompletedFuture {
-            _ = try connection.pipeline.syncOperations.configureHTTP2Pipeline(
-              mode: .server, connectionConfiguration: RelaySettings.connection(mode: .server),
-              streamConfiguration: RelaySettings.stream()
-            ) { stream in
-              stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandler(
-                  ClientStreamRelay(router: router, loop: states.state(for: stream.eventLoop), metrics: metrics))
-              }
-            }
+            try connection.pipeline.syncOperations.addHandler(
+              RelayConnection(role: .server, state: states.state(for: connection.eventLoop)))
           }
         }
         .bind(host: host, port: port).get()
@@ -108,9 +99,11 @@ package final class RelayServer: Service, Sendable {
 final class RelayLoopStates: @unchecked Sendable {
   private let states: [ObjectIdentifier: RelayLoopState]
 
-  init(group: any EventLoopGroup) {
+  init(group: any EventLoopGroup, router: RelayRouter, metrics: RelayMetrics) {
     var states: [ObjectIdentifier: RelayLoopState] = [:]
-    for loop in group.makeIterator() { states[ObjectIdentifier(loop)] = RelayLoopState(eventLoop: loop) }
+    for loop in group.makeIterator() {
+      states[ObjectIdentifier(loop)] = RelayLoopState(eventLoop: loop, router: router, metrics: metrics)
+    }
     self.states = states
   }
 
