@@ -603,7 +603,12 @@ final class RelayConnection: ChannelInboundHandler {
     guard active, let context else { return }
     if output.readableBytes > 0 {
       context.writeAndFlush(wrapOutboundOut(output), promise: nil)
-      output.clear()
+      // The written bytes keep their storage; a large message's capacity is not carried on.
+      if output.capacity > RelaySettings.maxFrameSize * 4 {
+        output = context.channel.allocator.buffer(capacity: 4096)
+      } else {
+        output.clear()
+      }
     }
     if closeWhenFlushed {
       closeWhenFlushed = false
