@@ -279,7 +279,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
-        "IntentsKit", "ServiceKit", "ReflectionProtos",
+        "IntentsKit", "ServiceKit", "IntentsKitTesting", "ReflectionProtos",
         grpcCore, grpcHTTP2,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],

@@ -1,4 +1,5 @@
 import Foundation
+import IntentsKitTesting
 
 #if canImport(Glibc)
   import Glibc
@@ -16,19 +17,10 @@ enum MetricsScrape {
 
   /// The status line and body of `GET path` on 127.0.0.1:`port`.
   static func get(port: Int, path: String = "/metrics") throws -> (status: String, body: String) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ServiceProcess.Failure(description: "socket failed") }
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
+    guard let fd = LoopbackSocket.connect(port: port) else {
+      throw ServiceProcess.Failure(description: "cannot connect to metrics port \(port)")
     }
-    guard connected == 0 else { throw ServiceProcess.Failure(description: "cannot connect to metrics port \(port)") }
+    defer { close(fd) }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []

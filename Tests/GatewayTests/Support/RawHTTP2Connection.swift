@@ -1,4 +1,5 @@
 import Foundation
+import IntentsKitTesting
 import NIOCore
 import NIOHPACK
 
@@ -31,24 +32,8 @@ final class RawHTTP2Connection {
   private var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
 
   init(port: Int) throws {
-    #if canImport(Glibc)
-      socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    #else
-      socket = Darwin.socket(AF_INET, SOCK_STREAM, 0)
-    #endif
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard connected == 0 else {
-      close(socket)
-      throw Failure.connect
-    }
+    guard let socket = LoopbackSocket.connect(port: port) else { throw Failure.connect }
+    self.socket = socket
     var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
   }
