@@ -63,6 +63,49 @@ struct OperationsEndToEndTests {
     #expect(try await messaging.stop() == 0)
   }
 
+  @Test("the gateway counts the calls it relays under the same names, with the status the domain answered")
+  func relayedCallMetrics() async throws {
+    let file = TemporaryDatabaseFile("relay-metrics")
+    defer { file.remove() }
+    let messaging = try await ServiceProcess("messaging-service", arguments: ["--port", "0", "--database", file.path])
+    let gateway = try await ServiceProcess(
+      "gateway", arguments: ["--port", "0", "--metrics-port", "0", "--domain", "127.0.0.1:\(messaging.port)"])
+    let port = try await Self.metricsPort(of: gateway)
+    let send = try MessagingEndToEndTests.sendIntent()
+    let codes = try await Loopback.withClient(port: gateway.port) { grpc in
+      let client = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
+      var codes: [RPCError.Code?] = []
+      for payloadType in ["intentmesh.messaging.v1.SendMessageIntent", "intentmesh.v1.Nope"] {
+        for _ in 0..<2 {
+          do {
+            _ = try await client.resolve(
+              .with {
+                $0.context = Self.context
+                $0.intent = send
+                $0.intent.payload.typeURL = "type.googleapis.com/" + payloadType
+              })
+            codes.append(nil)
+          } catch let error as RPCError {
+            codes.append(error.code)
+          }
+        }
+      }
+      return codes
+    }
+    #expect(codes == [nil, nil, .invalidArgument, .invalidArgument])
+    let scrape = try MetricsScrape.get(port: port)
+    let resolve = #"grpc_method="Resolve""#
+    #expect(MetricsScrape.value(in: scrape.body, "grpc_server_started_total{", resolve) == 4, "\(scrape.body)")
+    #expect(MetricsScrape.value(in: scrape.body, "grpc_server_handled_total{", resolve, #"grpc_code="OK""#) == 2)
+    #expect(
+      MetricsScrape.value(in: scrape.body, "grpc_server_handled_total{", resolve, #"grpc_code="INVALID_ARGUMENT""#)
+        == 2)
+    #expect(MetricsScrape.value(in: scrape.body, "grpc_server_handling_seconds_count{", resolve) == 4)
+    #expect(MetricsScrape.value(in: scrape.body, "grpc_server_in_flight_calls_all ") == 0)
+    #expect(try await gateway.stop() == 0)
+    #expect(try await messaging.stop() == 0)
+  }
+
   @Test("reflection v1 and v1alpha list the services and describe every contract with its imports, via the gateway too")
   func reflection() async throws {
     let file = TemporaryDatabaseFile("reflection")

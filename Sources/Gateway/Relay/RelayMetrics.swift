@@ -12,12 +12,18 @@ package struct RelayMetrics: Sendable {
 
   typealias Call = RPCMetrics.CallRecord
 
-  /// Records the start of a call to `path` ("/package.Service/Method").
-  func started(path: String) -> Call? {
+  /// The collectors of calls to `path` ("/package.Service/Method"); nil without metrics.
+  func collectors(path: String) -> RPCMetrics.Method? {
     guard let metrics else { return nil }
     let parts = path.split(separator: "/")
-    guard parts.count == 2 else { return metrics.started(service: "unknown", method: "unknown") }
-    return metrics.started(service: String(parts[0]), method: String(parts[1]))
+    guard parts.count == 2 else { return metrics.method(service: "unknown", method: "unknown") }
+    return metrics.method(service: String(parts[0]), method: String(parts[1]))
+  }
+
+  /// Records the start of a call counted by `collectors`.
+  func started(_ collectors: RPCMetrics.Method?) -> Call? {
+    guard let metrics, let collectors else { return nil }
+    return metrics.started(collectors)
   }
 
   /// Forgets `call`, which the gateway's server takes over (and counts).

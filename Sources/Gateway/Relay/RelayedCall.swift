@@ -189,7 +189,7 @@ final class RelayedCall {
     firstMessage = nil  // the held frames carry the bytes; the scan copy is no longer needed
     toDomain = domain
     // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
-    if domain { call = state.metrics.started(path: path) }
+    if domain { call = state.startedCall(path: path) }
     if domain, case .headers(let first, let end)? = held.first {
       let headers = router.upstreamHeaders(first, streaming: passThrough?.streaming ?? false).0
       held[0] = .headers(headers, endStream: end)

@@ -24,7 +24,7 @@ package final class RPCMetrics: Sendable {
   }
 
   /// One method's collectors.
-  final class Method: Sendable {
+  package final class Method: Sendable {
     let labels: [(String, String)]
     let started: Counter
     let inFlight: Gauge
@@ -44,7 +44,9 @@ package final class RPCMetrics: Sendable {
     }
   }
 
-  private func method(service: String, method: String) -> Method {
+  /// The collectors of `service`/`method`, made on first use; a caller that keeps them starts
+  /// calls with `started(_:)` without this lookup.
+  package func method(service: String, method: String) -> Method {
     let key = service + "/" + method
     return methods.withLock { methods in
       if let known = methods[key] { return known }
@@ -56,7 +58,11 @@ package final class RPCMetrics: Sendable {
 
   /// Records a call's start; returns what `finished` needs.
   package func started(service: String, method: String) -> CallRecord {
-    let collectors = self.method(service: service, method: method)
+    started(self.method(service: service, method: method))
+  }
+
+  /// Records the start of a call of the method whose collectors are `collectors`.
+  package func started(_ collectors: Method) -> CallRecord {
     collectors.started.increment()
     collectors.inFlight.increment()
     inFlightTotal.increment()

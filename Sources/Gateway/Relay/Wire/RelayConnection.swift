@@ -64,7 +64,9 @@ final class RelayConnection: ChannelInboundHandler {
     decoder = HPACKDecoder(
       allocator: allocator, maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize,
       maxHeaderListSize: RelaySettings.maxHeaderListSize)
-    encoder = HPACKEncoder(allocator: allocator)
+    // Literal strings are sent as they are: Huffman coding saves a few bytes per header and costs
+    // the most CPU of any step of a relayed call's HPACK work.
+    encoder = HPACKEncoder(allocator: allocator, useHuffmanEncoding: false)
     headerScratch = allocator.buffer(capacity: 256)
     output = allocator.buffer(capacity: 1024)
     if role == .client { output.writeBytes(HTTP2Wire.clientPreface) }
