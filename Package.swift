@@ -271,7 +271,7 @@ let package = Package(
       dependencies: [
         "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos",
         grpcCore,
-        grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK,
+        grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser,
       ],
       swiftSettings: strictSettings
     ),

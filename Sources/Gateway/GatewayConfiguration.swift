@@ -24,13 +24,15 @@ package struct GatewayConfiguration: Sendable {
   package var maximumTimeout: Duration
   package var logLevel: Logger.Level
   package var maxRequestMessageBytes: Int
+  /// Event-loop threads serving connections; nil: one per CPU core.
+  package var eventLoops: Int?
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
     domains: [DomainEndpoint],
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
-    maxRequestMessageBytes: Int = 4 * 1024 * 1024
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil
   ) {
     self.host = host
     self.port = port
@@ -42,6 +44,7 @@ package struct GatewayConfiguration: Sendable {
     self.maximumTimeout = maximumTimeout
     self.logLevel = logLevel
     self.maxRequestMessageBytes = maxRequestMessageBytes
+    self.eventLoops = eventLoops
   }
 
   /// How pass-through calls reach their domain.

@@ -54,6 +54,12 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var forwarding: String?
 
+  @Option(
+    help:
+      "Event-loop threads serving connections (env INTENTMESH_EVENT_LOOPS; default one per CPU core the process may use)."
+  )
+  package var eventLoops: Int?
+
   package init() {}
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -90,6 +96,13 @@ package struct GatewayOptions: ParsableArguments {
     guard let forwardingMode = GatewayConfiguration.Forwarding(rawValue: forwardingText) else {
       throw ValidationError("forwarding \(forwardingText) is not relay or grpc")
     }
+    let loops =
+      try value(eventLoops.map(String.init), "INTENTMESH_EVENT_LOOPS").map { text in
+        guard let number = Int(text), (1...256).contains(number) else {
+          throw ValidationError("event loops \(text) is not 1 to 256")
+        }
+        return number
+      }
     let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
     return GatewayConfiguration(
       host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
@@ -100,7 +113,8 @@ package struct GatewayOptions: ParsableArguments {
       refreshInterval: .milliseconds(Int64(refresh * 1000)),
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),
-      logLevel: level
+      logLevel: level,
+      eventLoops: loops
     )
   }
 }

@@ -18,6 +18,8 @@ package struct GatewayServer: Sendable {
   }
 
   package func run() async throws {
+    // Before anything uses the shared event-loop group, which every server and client here does.
+    if let loops = configuration.eventLoops { NIOSingletons.groupLoopCountSuggestion = loops }
     var logger = Logger(label: "gateway")
     logger.logLevel = configuration.logLevel
     let directory = try DomainDirectory(

@@ -63,14 +63,27 @@ struct OperationsEndToEndTests {
     #expect(try await messaging.stop() == 0)
   }
 
-  @Test("the gateway counts the calls it relays under the same names, with the status the domain answered")
+  @Test(
+    "the gateway counts the calls it relays under the same names, with the status the domain answered (on one event loop)"
+  )
   func relayedCallMetrics() async throws {
     let file = TemporaryDatabaseFile("relay-metrics")
     defer { file.remove() }
     let messaging = try await ServiceProcess("messaging-service", arguments: ["--port", "0", "--database", file.path])
     let gateway = try await ServiceProcess(
-      "gateway", arguments: ["--port", "0", "--metrics-port", "0", "--domain", "127.0.0.1:\(messaging.port)"])
+      "gateway",
+      arguments: [
+        "--port", "0", "--metrics-port", "0", "--event-loops", "1", "--domain", "127.0.0.1:\(messaging.port)",
+      ])
     let port = try await Self.metricsPort(of: gateway)
+    #if os(Linux)
+      // One event-loop thread (SwiftNIO names them NIO-SGLTN-<group>-#<n>).
+      let tasks = "/proc/\(gateway.process.processIdentifier)/task"
+      let names = try FileManager.default.contentsOfDirectory(atPath: tasks).map {
+        try String(contentsOfFile: "\(tasks)/\($0)/comm", encoding: .utf8)
+      }
+      #expect(names.filter { $0.hasPrefix("NIO-SGLTN") }.count == 1, "\(names)")
+    #endif
     let send = try MessagingEndToEndTests.sendIntent()
     let codes = try await Loopback.withClient(port: gateway.port) { grpc in
       let client = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)

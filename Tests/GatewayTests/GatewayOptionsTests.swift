@@ -1,0 +1,33 @@
+import ArgumentParser
+import Gateway
+import Testing
+
+@Suite("gateway command line and environment")
+struct GatewayOptionsTests {
+  static func configuration(_ arguments: [String], environment: [String: String] = [:]) throws
+    -> GatewayConfiguration
+  {
+    try GatewayOptions.parse(["--domain", "127.0.0.1:50061"] + arguments).configuration(environment: environment)
+  }
+
+  @Test("event loops: one per core unless the flag or INTENTMESH_EVENT_LOOPS says; the flag wins; 0 is refused")
+  func eventLoops() throws {
+    #expect(try Self.configuration([]).eventLoops == nil)
+    #expect(try Self.configuration(["--event-loops", "1"]).eventLoops == 1)
+    #expect(try Self.configuration([], environment: ["INTENTMESH_EVENT_LOOPS": "3"]).eventLoops == 3)
+    #expect(
+      try Self.configuration(["--event-loops", "2"], environment: ["INTENTMESH_EVENT_LOOPS": "3"]).eventLoops == 2)
+    #expect(throws: ValidationError.self) { try Self.configuration(["--event-loops", "0"]) }
+    #expect(throws: ValidationError.self) {
+      try Self.configuration([], environment: ["INTENTMESH_EVENT_LOOPS": "many"])
+    }
+  }
+
+  @Test("forwarding: the relay unless grpc is asked for; anything else is refused")
+  func forwarding() throws {
+    #expect(try Self.configuration([]).forwarding == .relay)
+    #expect(try Self.configuration(["--forwarding", "grpc"]).forwarding == .grpc)
+    #expect(try Self.configuration([], environment: ["INTENTMESH_FORWARDING": "grpc"]).forwarding == .grpc)
+    #expect(throws: ValidationError.self) { try Self.configuration(["--forwarding", "carrier-pigeon"]) }
+  }
+}
