@@ -29,11 +29,6 @@ final class UpstreamPool {
     return (connection, connection.openStream(for: call)!)
   }
 
-  /// How many connections are open to `endpoint` (for tests and logs).
-  func connectionCount(to endpoint: DomainEndpoint) -> Int {
-    connections[endpoint]?.count ?? 0
-  }
-
   private func connect(to endpoint: DomainEndpoint) -> RelayConnection {
     let connection = RelayConnection(role: .client, state: state!)
     connections[endpoint, default: []].append(connection)

@@ -51,7 +51,7 @@ final class RelayConnection: ChannelInboundHandler {
   private var lastPeerStream: UInt32 = 0
   private var nextLocalStream: UInt32 = 1
   /// No new streams: GOAWAY sent or received, or the connection is gone.
-  private(set) var goingAway = false
+  private var goingAway = false
   /// Called once when the connection takes no new streams.
   var onRetire: ((RelayConnection) -> Void)?
 
@@ -86,9 +86,6 @@ final class RelayConnection: ChannelInboundHandler {
   var hasRoom: Bool {
     !goingAway && streams.count < peerMaxStreams && nextLocalStream < 0x7FFF_FF00
   }
-
-  /// How many streams are open (for tests and logs).
-  var openStreams: Int { streams.count }
 
   // MARK: The channel
 
