@@ -29,8 +29,7 @@ final class RelayConnection: ChannelInboundHandler {
   private var closed = false
   private var closeWhenFlushed = false
   private var flushScheduled = false
-  private var awaitingPreface: Bool
-  private var unread: ByteBuffer?
+  private var reader: HTTP2FrameReader
   private var output: ByteBuffer
   private var decoder: HPACKDecoder
   private var encoder: HPACKEncoder
@@ -38,8 +37,6 @@ final class RelayConnection: ChannelInboundHandler {
   private var streams: [UInt32: RelayStream] = [:]
   /// Streams whose DATA waits for the connection's send window.
   private var blocked: [RelayStream] = []
-  /// A header block still waiting for its CONTINUATION frames.
-  private var partialHeaders: (stream: UInt32, flags: UInt8, block: ByteBuffer)?
 
   private var peerInitialWindow = HTTP2Wire.defaultWindow
   private var peerMaxFrameSize = HTTP2Wire.defaultMaxFrameSize
@@ -59,7 +56,7 @@ final class RelayConnection: ChannelInboundHandler {
     self.role = role
     self.state = state
     let allocator = ByteBufferAllocator()
-    awaitingPreface = role == .server
+    reader = HTTP2FrameReader(expectingPreface: role == .server)
     peerMaxStreams = role == .client ? 100 : 0
     decoder = HPACKDecoder(
       allocator: allocator, maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize,
@@ -156,50 +153,21 @@ final class RelayConnection: ChannelInboundHandler {
   // MARK: Reading
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    var bytes = unwrapInboundIn(data)
-    if var earlier = unread.take() {
-      earlier.writeBuffer(&bytes)
-      bytes = earlier
+    reader.append(unwrapInboundIn(data))
+    do {
+      while !closed, let (header, payload) = try reader.next() { receive(header, payload) }
+    } catch HTTP2FrameReader.Failure.connection(let code, let message) {
+      connectionError(code, message)
+    } catch {
+      context.close(promise: nil)  // not HTTP/2 with prior knowledge
     }
-    if awaitingPreface {
-      let preface = HTTP2Wire.clientPreface
-      guard bytes.readableBytes >= preface.count else {
-        if bytes.readableBytesView.elementsEqual(preface.prefix(bytes.readableBytes)) {
-          unread = bytes
-        } else {
-          context.close(promise: nil)
-        }
-        return
-      }
-      guard bytes.readBytes(length: preface.count) == preface else {
-        context.close(promise: nil)  // not HTTP/2 with prior knowledge
-        return
-      }
-      awaitingPreface = false
-    }
-    while !closed, let header = HTTP2Wire.peekFrameHeader(bytes) {
-      guard header.length <= RelaySettings.maxFrameSize else {
-        return connectionError(
-          .frameSizeError, "a frame of \(header.length) bytes is larger than SETTINGS_MAX_FRAME_SIZE")
-      }
-      guard bytes.readableBytes >= HTTP2Wire.frameHeaderLength + header.length else { break }
-      bytes.moveReaderIndex(forwardBy: HTTP2Wire.frameHeaderLength)
-      let payload = bytes.readSlice(length: header.length)!
-      receive(header, payload)
-    }
-    if !closed, bytes.readableBytes > 0 { unread = bytes }
   }
 
+  /// One frame, whole: padding removed, a header block with its CONTINUATION frames joined.
   private func receive(_ header: HTTP2Wire.FrameHeader, _ payload: ByteBuffer) {
-    if let partial = partialHeaders,
-      header.type != HTTP2Wire.FrameType.continuation.rawValue || header.streamID != partial.stream
-    {
-      return connectionError(.protocolError, "a header block was interrupted by another frame")
-    }
     switch HTTP2Wire.FrameType(rawValue: header.type) {
     case .data: receiveData(header, payload)
     case .headers: receiveHeaders(header, payload)
-    case .continuation: receiveContinuation(header, payload)
     case .resetStream: receiveResetStream(header, payload)
     case .settings: receiveSettings(header, payload)
     case .ping: receivePing(header, payload)
@@ -208,7 +176,7 @@ final class RelayConnection: ChannelInboundHandler {
     case .priority:
       if header.streamID == 0 || header.length != 5 { connectionError(.protocolError, "malformed PRIORITY frame") }
     case .pushPromise: connectionError(.protocolError, "PUSH_PROMISE is not allowed here")
-    case nil: break  // unknown frame types are ignored
+    case .continuation, nil: break  // continuations come joined to their HEADERS; unknown types are ignored
     }
   }
 
@@ -222,15 +190,8 @@ final class RelayConnection: ChannelInboundHandler {
 
   private func receiveData(_ header: HTTP2Wire.FrameHeader, _ payload: ByteBuffer) {
     guard header.streamID != 0 else { return connectionError(.protocolError, "DATA on stream 0") }
-    var payload = payload
     receiveWindow -= header.length
     guard receiveWindow >= 0 else { return connectionError(.flowControlError, "DATA beyond the connection window") }
-    if header.has(HTTP2Wire.Flag.padded) {
-      guard let padding = payload.readInteger(as: UInt8.self), Int(padding) <= payload.readableBytes else {
-        return connectionError(.protocolError, "DATA padding longer than the frame")
-      }
-      payload = payload.getSlice(at: payload.readerIndex, length: payload.readableBytes - Int(padding))!
-    }
     guard let stream = streams[header.streamID], !stream.remoteEnded else {
       creditConnection(header.length)  // nobody takes these bytes
       if isIdle(header.streamID) {
@@ -254,40 +215,9 @@ final class RelayConnection: ChannelInboundHandler {
     closeIfDone(stream)
   }
 
-  private func receiveHeaders(_ header: HTTP2Wire.FrameHeader, _ payload: ByteBuffer) {
+  private func receiveHeaders(_ header: HTTP2Wire.FrameHeader, _ block: ByteBuffer) {
     guard header.streamID != 0 else { return connectionError(.protocolError, "HEADERS on stream 0") }
-    var block = payload
-    if header.has(HTTP2Wire.Flag.padded) {
-      guard let padding = block.readInteger(as: UInt8.self), Int(padding) <= block.readableBytes else {
-        return connectionError(.protocolError, "HEADERS padding longer than the frame")
-      }
-      block = block.getSlice(at: block.readerIndex, length: block.readableBytes - Int(padding))!
-    }
-    if header.has(HTTP2Wire.Flag.priority) {
-      guard block.readableBytes >= 5 else { return connectionError(.frameSizeError, "HEADERS too short") }
-      block.moveReaderIndex(forwardBy: 5)
-    }
-    if header.has(HTTP2Wire.Flag.endHeaders) {
-      headerBlockComplete(stream: header.streamID, flags: header.flags, block: block)
-    } else {
-      partialHeaders = (header.streamID, header.flags, block)
-    }
-  }
-
-  private func receiveContinuation(_ header: HTTP2Wire.FrameHeader, _ payload: ByteBuffer) {
-    guard var partial = partialHeaders.take(), partial.stream == header.streamID else {
-      return connectionError(.protocolError, "CONTINUATION without a header block")
-    }
-    var payload = payload
-    partial.block.writeBuffer(&payload)
-    guard partial.block.readableBytes <= 4 * RelaySettings.maxHeaderListSize else {
-      return connectionError(.enhanceYourCalm, "header block too large")
-    }
-    if header.has(HTTP2Wire.Flag.endHeaders) {
-      headerBlockComplete(stream: partial.stream, flags: partial.flags, block: partial.block)
-    } else {
-      partialHeaders = partial
-    }
+    headerBlockComplete(stream: header.streamID, flags: header.flags, block: block)
   }
 
   private func headerBlockComplete(stream id: UInt32, flags: UInt8, block: ByteBuffer) {
