@@ -162,7 +162,7 @@ let package = Package(
       name: "Gateway",
       dependencies: [
         "ServiceKit", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle,
-        unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras,
+        unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus,
       ],
       swiftSettings: strictSettings
     ),

@@ -26,13 +26,15 @@ package struct GatewayConfiguration: Sendable {
   package var maxRequestMessageBytes: Int
   /// Event-loop threads serving connections; nil: one per CPU core.
   package var eventLoops: Int?
+  /// What any one client of the public port may make the relay hold or do.
+  package var relayLimits: RelayLimits
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
     domains: [DomainEndpoint],
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
-    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults
   ) {
     self.host = host
     self.port = port
@@ -45,6 +47,7 @@ package struct GatewayConfiguration: Sendable {
     self.logLevel = logLevel
     self.maxRequestMessageBytes = maxRequestMessageBytes
     self.eventLoops = eventLoops
+    self.relayLimits = relayLimits
   }
 
   /// How pass-through calls reach their domain.

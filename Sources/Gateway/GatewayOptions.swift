@@ -60,6 +60,9 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var eventLoops: Int?
 
+  @OptionGroup(title: "Limits of the public port (what any one client may make the gateway hold or do)")
+  package var relayLimits: RelayLimitOptions
+
   package init() {}
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -114,7 +117,8 @@ package struct GatewayOptions: ParsableArguments {
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),
       logLevel: level,
-      eventLoops: loops
+      eventLoops: loops,
+      relayLimits: try relayLimits.limits(environment: environment)
     )
   }
 }

@@ -52,7 +52,8 @@ package struct GatewayServer: Sendable {
     let relay =
       relayed
       ? RelayServer(
-        host: configuration.host, port: configuration.port, metrics: RelayMetrics(metrics: metrics), logger: logger
+        host: configuration.host, port: configuration.port, metrics: RelayMetrics(metrics: metrics),
+        limits: configuration.relayLimits, logger: logger
       ) {
         guard let address = try await server.listeningAddress?.ipv4 else {
           throw GatewayError.invalidArgument("the gateway's gRPC server is not listening")

@@ -1,13 +1,23 @@
+internal import Logging
 internal import NIOCore
 internal import ServiceKit
 
-/// What each event loop of the relay keeps: its upstream pool, its flush batcher, and what every
-/// call needs to be routed and counted.
+/// What each event loop of the relay keeps: its upstream pool, its flush batcher, its timers,
+/// its share of the limits, and what every call needs to be routed and counted.
 final class RelayLoopState {
   let pool: UpstreamPool
   let flusher: FlushBatcher
   let router: RelayRouter
   let metrics: RelayMetrics
+  let limits: RelayLimits
+  let timers: RelayTimers
+  let events: RelayEventLog
+  /// This loop's share of `limits.maxRoutingBytes`.
+  let routingBudget: Int
+  /// Request bytes the calls of this loop hold while they are routed.
+  var routingBytes = 0
+  /// The clock of rate budgets (tests may stop it).
+  var now: () -> NIODeadline = { .now() }
 
   /// Each relayed method's metric collectors, looked up once per loop.
   private var collectors: [String: RPCMetrics.Method] = [:]
@@ -20,11 +30,18 @@ final class RelayLoopState {
     return metrics.started(made)
   }
 
-  init(eventLoop: any EventLoop, router: RelayRouter, metrics: RelayMetrics) {
+  init(
+    eventLoop: any EventLoop, router: RelayRouter, metrics: RelayMetrics, limits: RelayLimits = .defaults,
+    loops: Int = 1, logger: Logger = Logger(label: "relay")
+  ) {
     flusher = FlushBatcher(eventLoop: eventLoop)
     pool = UpstreamPool(eventLoop: eventLoop)
+    timers = RelayTimers(eventLoop: eventLoop, limits: limits)
+    events = RelayEventLog(registry: metrics.metrics?.registry, logger: logger)
+    routingBudget = max(limits.maxRoutingBytes / max(loops, 1), 1)
     self.router = router
     self.metrics = metrics
+    self.limits = limits
     pool.state = self
   }
 }

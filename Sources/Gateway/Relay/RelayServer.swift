@@ -3,6 +3,8 @@ internal import Synchronization
 package import NIOCore
 internal import NIOExtras
 internal import NIOPosix
+internal import Prometheus
+internal import ServiceKit
 internal import ServiceLifecycle
 
 /// The gateway's public port: an HTTP/2 server (`RelayConnection`) whose every stream is relayed
@@ -14,21 +16,26 @@ package final class RelayServer: Service, Sendable {
   private let group: any EventLoopGroup
   private let router: @Sendable () async throws -> RelayRouter
   private let metrics: RelayMetrics
+  private let limits: RelayLimits
   private let logger: Logger
   private let bound: EventLoopPromise<SocketAddress>
+  private let gate: RelayConnectionGate
 
   /// - Parameter router: awaited before listening (it needs the gateway server's address).
   package init(
     host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-    metrics: RelayMetrics, logger: Logger, router: @escaping @Sendable () async throws -> RelayRouter
+    metrics: RelayMetrics, limits: RelayLimits = .defaults, logger: Logger,
+    router: @escaping @Sendable () async throws -> RelayRouter
   ) {
     self.host = host
     self.port = port
     self.group = group
     self.router = router
     self.metrics = metrics
+    self.limits = limits
     self.logger = logger
     self.bound = group.any().makePromise()
+    self.gate = RelayConnectionGate(limit: limits.maxConnections)
   }
 
   deinit { bound.fail(CancellationError()) }
@@ -49,8 +56,12 @@ package final class RelayServer: Service, Sendable {
     let quiesce: ServerQuiescingHelper
     do {
       router = try await self.router()
-      let states = RelayLoopStates(group: group, router: router, metrics: metrics)
+      let states = RelayLoopStates(group: group, router: router, metrics: metrics, limits: limits, logger: logger)
       quiesce = ServerQuiescingHelper(group: group)
+      let gate = self.gate
+      let refusals = RefusedConnections(metrics: metrics, logger: logger)
+      let watermark = ChannelOptions.Types.WriteBufferWaterMark(
+        low: limits.maxQueuedOutputBytes / 2, high: limits.maxQueuedOutputBytes)
       channel = try await ServerBootstrap(group: group)
         .serverChannelOption(.backlog, value: 1024)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -60,8 +71,16 @@ package final class RelayServer: Service, Sendable {
           }
         }
         .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        .childChannelOption(.writeBufferWaterMark, value: watermark)
         .childChannelInitializer { connection in
-          connection.eventLoop.makeCompletedFuture {
+          guard gate.admit() else {
+            refusals.refused(limit: gate.limit)
+            return connection.eventLoop.makeCompletedFuture {
+              try connection.pipeline.syncOperations.addHandler(CloseOnArrival())
+            }
+          }
+          connection.closeFuture.whenComplete { _ in gate.release() }
+          return connection.eventLoop.makeCompletedFuture {
             try connection.pipeline.syncOperations.addHandler(
               RelayConnection(role: .server, state: states.state(for: connection.eventLoop)))
           }
@@ -99,10 +118,12 @@ package final class RelayServer: Service, Sendable {
 final class RelayLoopStates: @unchecked Sendable {
   private let states: [ObjectIdentifier: RelayLoopState]
 
-  init(group: any EventLoopGroup, router: RelayRouter, metrics: RelayMetrics) {
+  init(group: any EventLoopGroup, router: RelayRouter, metrics: RelayMetrics, limits: RelayLimits, logger: Logger) {
     var states: [ObjectIdentifier: RelayLoopState] = [:]
-    for loop in group.makeIterator() {
-      states[ObjectIdentifier(loop)] = RelayLoopState(eventLoop: loop, router: router, metrics: metrics)
+    let loops = Array(group.makeIterator())
+    for loop in loops {
+      states[ObjectIdentifier(loop)] = RelayLoopState(
+        eventLoop: loop, router: router, metrics: metrics, limits: limits, loops: loops.count, logger: logger)
     }
     self.states = states
   }
@@ -117,4 +138,49 @@ final class RelayLoopStates: @unchecked Sendable {
 /// Whether graceful shutdown has begun.
 final class ShutdownFlag: Sendable {
   let value = Atomic<Bool>(false)
+}
+
+/// Connections refused past `RelayLimits.maxConnections`: counted, and logged at most once a second.
+final class RefusedConnections: Sendable {
+  private let counter: Counter?
+  private let logger: Logger
+  private let lastLogged = Mutex<(at: ContinuousClock.Instant?, since: Int)>((nil, 0))
+
+  init(metrics: RelayMetrics, logger: Logger) {
+    counter = metrics.metrics?.registry.makeCounter(
+      name: RelayEventLog.metricName, labels: [("event", "connection_refused"), ("code", "LIMIT")],
+      help: RelayEventLog.help)
+    self.logger = logger
+  }
+
+  func refused(limit: Int) {
+    counter?.increment()
+    let now = ContinuousClock.now
+    let more: Int? = lastLogged.withLock { last in
+      if let at = last.at, now - at < .seconds(1) {
+        last.since += 1
+        return nil
+      }
+      defer { last = (now, 0) }
+      return last.since
+    }
+    if let more {
+      logger.notice(
+        "relay connection refused: LIMIT",
+        metadata: ["detail": "\(limit) connections open", "more_since_last_line": "\(more)"])
+    }
+  }
+}
+
+/// Closes a connection the moment it is up, before reading a byte: one past the connection limit.
+final class CloseOnArrival: ChannelInboundHandler, Sendable {
+  typealias InboundIn = ByteBuffer
+
+  func handlerAdded(context: ChannelHandlerContext) {
+    if context.channel.isActive { context.close(promise: nil) }
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    context.close(promise: nil)
+  }
 }

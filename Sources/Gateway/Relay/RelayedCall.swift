@@ -6,7 +6,14 @@ internal import NIOHPACK
 /// the gateway's own methods, after the first message for a pass-through method (the intent class
 /// read by `IntentWireScan`) — then relays HEADERS, DATA and trailers both ways, payload
 /// untouched. A client that resets its stream resets the upstream one; an upstream that resets
-/// ends the client's stream with a gRPC status. Used only on its event loop.
+/// ends the client's stream with a gRPC status.
+///
+/// While it routes, a call holds its request without granting the client more window, so a
+/// client can make it hold at most one stream window; the bytes all calls of a loop hold are
+/// bounded too (`RelayLimits.maxRoutingBytes`), and so is the time the first message may take.
+/// A request the relay can tell is wrong from its first bytes — a message larger than the limit,
+/// a compressed message without `grpc-encoding` — is answered by the relay itself. Used only on
+/// its event loop.
 final class RelayedCall {
   private let state: RelayLoopState
   private let client: RelayConnection
@@ -19,6 +26,8 @@ final class RelayedCall {
     case routing
     /// Frames flow both ways.
     case relaying
+    /// The relay answered the call itself; what the client still sends is dropped.
+    case answered
   }
 
   private var phase = Phase.routing
@@ -31,6 +40,7 @@ final class RelayedCall {
   private var requestEnded = false
   private var clientGone = false
   private var path = ""
+  private var encoding: String?
   private var passThrough: (shape: IntentWireScan.Shape, streaming: Bool)?
   private var firstMessage: ByteBuffer?
   private var responseStarted = false
@@ -39,6 +49,8 @@ final class RelayedCall {
   /// DATA bytes taken from each side and not yet granted back: they wait on the other side.
   private var owedToClient = 0
   private var owedToUpstream = 0
+  /// Request bytes held while routing, counted in the loop's `routingBytes`.
+  private var heldBytes = 0
 
   init(client: RelayConnection, stream: RelayStream, state: RelayLoopState) {
     self.client = client
@@ -55,6 +67,7 @@ final class RelayedCall {
     if endStream { requestEnded = true }
     held.append(.headers(headers, endStream: endStream))
     path = headers.first(name: ":path") ?? ""
+    encoding = headers.first(name: "grpc-encoding").flatMap { $0 == "identity" ? nil : $0 }
     passThrough = RelayRouter.passThrough[path]
     if passThrough == nil || requestEnded { open(to: router.gatewayServer, domain: false) }
   }
@@ -118,6 +131,7 @@ final class RelayedCall {
   /// `stream` ended without finishing: reset by its peer, refused by a GOAWAY, or its connection
   /// is gone.
   func streamReset(_ stream: RelayStream, on connection: RelayConnection) {
+    releaseHeld()
     if stream === clientStream {
       clientReset()
     } else if stream === upstreamStream {
@@ -137,12 +151,52 @@ final class RelayedCall {
         client.credit(clientStream, bytes)  // the answer is complete: nobody takes the rest
       }
     case .routing:
-      // Held until routed: granted back at once (a routed request is at most one message, checked
-      // against the size limit before it is all here).
+      // Held until routed, and granted back only once sent on: the client can make the call hold
+      // no more than the stream's window. What is held keeps its own bytes, not the read buffer.
+      var kept = item
+      if case .data(let bytes, let end) = item { kept = .data(bytes.compacted(), endStream: end) }
+      held.append(kept)
+      heldBytes += bytes
+      state.routingBytes += bytes
+      guard state.routingBytes <= state.routingBudget else {
+        return refuse(
+          status: 8,
+          message:
+            "the gateway holds too many requests still being routed (\(state.limits.maxRoutingBytes) bytes); try again")
+      }
+      route(after: kept)
+    case .answered:
       client.credit(clientStream, bytes)
-      held.append(item)
-      route(after: item)
     }
+  }
+
+  /// Whether the call still waits for what it is routed by.
+  var isRouting: Bool { phase == .routing }
+
+  /// The first message did not come in time (`RelayLimits.firstMessageTimeout`).
+  func firstMessageTimedOut() {
+    guard phase == .routing else { return }
+    state.events.record("call_timed_out", code: "FIRST_MESSAGE", detail: path)
+    refuse(
+      status: 4,
+      message: "\(path): the request's first message did not arrive within \(state.limits.firstMessageTimeout)")
+  }
+
+  /// Answers the call with `status` without routing it, and ends the client's stream.
+  private func refuse(status: Int, message: String) {
+    phase = .answered
+    firstMessage = nil
+    held.removeAll()
+    let owed = heldBytes
+    releaseHeld()
+    failCall(status: status, message: message)
+    client.credit(clientStream, owed)
+  }
+
+  /// Forgets the bytes held while routing from the loop's count.
+  private func releaseHeld() {
+    state.routingBytes -= heldBytes
+    heldBytes = 0
   }
 
   /// Decides where the call goes as soon as the request so far allows.
@@ -167,13 +221,27 @@ final class RelayedCall {
       if requestEnded { open(to: router.gatewayServer, domain: false) }
       return
     }
-    // Compressed or oversized messages are the gateway server's to answer.
-    guard compressed == 0, Int(length) <= router.maxRequestMessageBytes else {
-      open(to: router.gatewayServer, domain: false)
-      return
+    guard Int(length) <= router.maxRequestMessageBytes else {
+      return refuse(
+        status: 8,
+        message:
+          "\(path): the request message is \(length) bytes; this service accepts at most \(router.maxRequestMessageBytes) (--max-message-bytes)"
+      )
+    }
+    guard compressed == 0 else {
+      // gRPC: a compressed message without its encoding is INTERNAL; one with an encoding is the
+      // gateway server's to decompress and answer.
+      guard encoding != nil else {
+        return refuse(status: 13, message: "\(path): a compressed message without grpc-encoding")
+      }
+      return open(to: router.gatewayServer, domain: false)
     }
     guard buffer.readableBytes >= 5 + Int(length) else {
-      if requestEnded { open(to: router.gatewayServer, domain: false) }
+      // A message larger than one stream window cannot arrive while it is held: the gateway's
+      // server, which takes it with flow control of its own, routes it.
+      if requestEnded || heldBytes >= RelaySettings.initialWindowSize / 2 {
+        open(to: router.gatewayServer, domain: false)
+      }
       return
     }
     let message = buffer.getSlice(at: buffer.readerIndex + 5, length: Int(length))!
@@ -187,6 +255,9 @@ final class RelayedCall {
   private func open(to endpoint: DomainEndpoint, domain: Bool) {
     phase = .relaying
     firstMessage = nil  // the held frames carry the bytes; the scan copy is no longer needed
+    // The held bytes are granted back to the client as they leave upstream.
+    owedToClient += heldBytes
+    releaseHeld()
     toDomain = domain
     // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
     if domain { call = state.startedCall(path: path) }
@@ -198,6 +269,21 @@ final class RelayedCall {
     // domain refuses (GOAWAY, lost connection) can still be placed through the gateway's server.
     keepForRetry = domain && requestEnded
     let (connection, stream) = state.pool.openStream(to: endpoint, for: self)
+    if case .headers(let first, _)? = held.first, HeaderListCheck.listSize(first) > connection.peerMaxHeaderListSize {
+      // Sent, the header list would make the upstream end the connection every call shares.
+      connection.reset(stream, code: .cancel)
+      phase = .answered
+      held.removeAll()
+      keepForRetry = false
+      failCall(
+        status: 8,
+        message:
+          "the request's header list is \(HeaderListCheck.listSize(first)) bytes; the upstream takes at most \(connection.peerMaxHeaderListSize)"
+      )
+      client.credit(clientStream, owedToClient)
+      owedToClient = 0
+      return
+    }
     upstream = connection
     upstreamStream = stream
     let request = held

@@ -34,6 +34,7 @@ struct GatewayHarness {
     fakes: [FakeDomain] = [],
     layouts: LayoutBuilder = LayoutBuilder(),
     defaultTimeout: Duration = .seconds(10),
+    limits: RelayLimits = .defaults,
     _ body: (GatewayHarness) async throws -> T
   ) async throws -> T {
     var logger = Logger(label: "test.gateway")
@@ -73,7 +74,9 @@ struct GatewayHarness {
       try await Task.sleep(for: .milliseconds(50))
     }
     defer { directoryTask.cancel() }
-    let relay = RelayServer(host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), logger: logger) {
+    let relay = RelayServer(
+      host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), limits: limits, logger: logger
+    ) {
       RelayRouter(
         directory: directory, deadline: router.deadline,
         gatewayServer: DomainEndpoint(host: "127.0.0.1", port: gateway.port), maxRequestMessageBytes: 4 << 20)

@@ -49,6 +49,45 @@ final class RawHTTP2Connection {
     }
   }
 
+  /// Writes as much of `bytes` as the peer takes within `seconds`; returns how many it took (fewer
+  /// than all when the peer stopped reading).
+  func writeWhileRead(_ bytes: [UInt8], within seconds: Double) -> Int {
+    writeWhileRead(repeating: bytes, times: 1, within: seconds)
+  }
+
+  /// Writes `chunk` `times` times over, as far as the peer takes it within `seconds`; returns the
+  /// bytes it took.
+  func writeWhileRead(repeating chunk: [UInt8], times: Int, within seconds: Double) -> Int {
+    let deadline = Date().addingTimeInterval(seconds)
+    let total = chunk.count * times
+    var offset = 0
+    while offset < total && Date() < deadline {
+      let sent = chunk[(offset % chunk.count)...].withUnsafeBytes {
+        send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+      }
+      if sent > 0 {
+        offset += sent
+      } else if errno == EAGAIN || errno == EWOULDBLOCK {
+        usleep(10_000)
+      } else {
+        break
+      }
+    }
+    return offset
+  }
+
+  /// Reads and drops whatever comes until the peer closes the connection; false if it is still
+  /// open after `seconds`.
+  func discardUntilClosed(within seconds: Double) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while Date() < deadline {
+      let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+      if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
+    }
+    return false
+  }
+
   /// The bytes of one frame.
   static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32, payload: [UInt8] = []) -> [UInt8] {
     let length = payload.count

@@ -3,7 +3,8 @@ internal import NIOCore
 /// Cuts the bytes a peer sends into HTTP/2 frames: the client preface (when reading a client),
 /// frame headers, the padding of DATA and HEADERS, a HEADERS frame's priority fields, and header
 /// blocks spread over CONTINUATION frames, which come out as one HEADERS frame. A DATA frame keeps
-/// its header's length (flow control counts the padding); its payload is the data alone.
+/// its header's length (flow control counts the padding); its payload is the data alone. A header
+/// block is bounded in bytes and in CONTINUATION frames: past either the connection ends.
 struct HTTP2FrameReader {
   /// Why reading stops.
   enum Failure: Error {
@@ -15,21 +16,30 @@ struct HTTP2FrameReader {
 
   private var awaitingPreface: Bool
   private var unread: ByteBuffer?
-  /// A header block still waiting for its CONTINUATION frames.
-  private var partialHeaders: (header: HTTP2Wire.FrameHeader, block: ByteBuffer)?
+  /// A header block still waiting for its CONTINUATION frames, and how many it has had.
+  private var partialHeaders: (header: HTTP2Wire.FrameHeader, block: ByteBuffer, continuations: Int)?
+  private let maxHeaderBlockBytes: Int
+  private let maxContinuationFrames: Int
 
-  init(expectingPreface: Bool) {
+  init(expectingPreface: Bool, maxHeaderBlockBytes: Int = 1 << 16, maxContinuationFrames: Int = 8) {
     awaitingPreface = expectingPreface
+    self.maxHeaderBlockBytes = maxHeaderBlockBytes
+    self.maxContinuationFrames = maxContinuationFrames
   }
 
-  /// Takes bytes read from the connection.
+  /// Takes bytes read from the connection. The part of an earlier read not yet cut into frames is
+  /// joined to them in new storage of its own: appended in place, it would copy the whole earlier
+  /// buffer (its consumed bytes too) whenever frames handed out still share it, and each such copy
+  /// would live as long as those frames.
   mutating func append(_ bytes: ByteBuffer) {
-    if unread == nil {
+    guard var rest = unread.take() else {
       unread = bytes
-    } else {
-      var bytes = bytes
-      unread!.writeBuffer(&bytes)
+      return
     }
+    var joined = ByteBufferAllocator().buffer(capacity: rest.readableBytes + bytes.readableBytes)
+    joined.writeBuffer(&rest)
+    joined.writeImmutableBuffer(bytes)
+    unread = joined
   }
 
   /// The next whole frame, or nil until more bytes come.
@@ -76,7 +86,7 @@ struct HTTP2FrameReader {
         payload.moveReaderIndex(forwardBy: 5)
       }
       guard header.has(HTTP2Wire.Flag.endHeaders) else {
-        partialHeaders = (header, payload)
+        partialHeaders = (header, payload, 0)
         return nil
       }
       return (header, payload)
@@ -84,9 +94,14 @@ struct HTTP2FrameReader {
       guard var partial = partialHeaders.take() else {
         throw .connection(.protocolError, "CONTINUATION without a header block")
       }
+      partial.continuations += 1
+      guard partial.continuations <= maxContinuationFrames else {
+        throw .connection(
+          .enhanceYourCalm, "a header block of more than \(maxContinuationFrames) CONTINUATION frames")
+      }
       partial.block.writeBuffer(&payload)
-      guard partial.block.readableBytes <= 4 * RelaySettings.maxHeaderListSize else {
-        throw .connection(.enhanceYourCalm, "header block too large")
+      guard partial.block.readableBytes <= maxHeaderBlockBytes else {
+        throw .connection(.enhanceYourCalm, "a header block larger than \(maxHeaderBlockBytes) bytes")
       }
       guard header.has(HTTP2Wire.Flag.endHeaders) else {
         partialHeaders = partial

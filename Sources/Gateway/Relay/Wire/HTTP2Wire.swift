@@ -48,6 +48,19 @@ enum HTTP2Wire {
     case cancel = 8
     case compressionError = 9
     case enhanceYourCalm = 0xB
+
+    /// The code's name in RFC 9113 (for logs and metrics).
+    var name: String { Self.name(rawValue) }
+
+    /// The name of the error code `raw`, known or not.
+    static func name(_ raw: UInt32) -> String {
+      let names = [
+        "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR", "SETTINGS_TIMEOUT", "STREAM_CLOSED",
+        "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL", "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM",
+        "INADEQUATE_SECURITY", "HTTP_1_1_REQUIRED",
+      ]
+      return raw < names.count ? names[Int(raw)] : "0x\(String(raw, radix: 16))"
+    }
   }
 
   enum Setting: UInt16 {

@@ -9,7 +9,8 @@ internal import NIOHPACK
 ///
 /// Flow control is end to end: the relay grants a peer more window on a stream only when the
 /// bytes it sent have left on the other side of the call, so a call holds at most one window of
-/// data. Frames are gathered into one buffer and written once per event-loop tick. Used only on
+/// data. Frames are gathered into one buffer and written once per event-loop tick. What a peer
+/// may make it hold or do is bounded by `RelayLimits` (`RelayConnection+Defences`). Used only on
 /// its event loop.
 final class RelayConnection: ChannelInboundHandler {
   typealias InboundIn = ByteBuffer
@@ -24,55 +25,68 @@ final class RelayConnection: ChannelInboundHandler {
 
   let role: Role
   let state: RelayLoopState
-  private var context: ChannelHandlerContext?
-  private var active = false
-  private var closed = false
-  private var closeWhenFlushed = false
-  private var flushScheduled = false
-  private var reader: HTTP2FrameReader
-  private var output: ByteBuffer
-  private var decoder: HPACKDecoder
-  private var encoder: HPACKEncoder
-  private var headerScratch: ByteBuffer
-  private var streams: [UInt32: RelayStream] = [:]
-  /// Streams whose DATA waits for the connection's send window.
-  private var blocked: [RelayStream] = []
+  var context: ChannelHandlerContext?
+  var active = false
+  var closed = false
+  var closeWhenFlushed = false
+  var flushScheduled = false
+  var reader: HTTP2FrameReader
+  var output: ByteBuffer
+  var decoder: HPACKDecoder
+  var encoder: HPACKEncoder
+  var headerScratch: ByteBuffer
+  var streams: [UInt32: RelayStream] = [:]
+  /// Streams whose DATA waits for the connection's send window or for the socket to drain.
+  var blocked: [RelayStream] = []
+  /// Streams opened by calls whose HEADERS go out at the next flush (client role): a stream reset
+  /// before then never reaches the upstream.
+  var unannounced: [RelayStream] = []
 
-  private var peerInitialWindow = HTTP2Wire.defaultWindow
-  private var peerMaxFrameSize = HTTP2Wire.defaultMaxFrameSize
+  var peerInitialWindow = HTTP2Wire.defaultWindow
+  var peerMaxFrameSize = HTTP2Wire.defaultMaxFrameSize
   /// How many streams the peer lets the relay open (client role).
-  private var peerMaxStreams: Int
-  private var sendWindow = HTTP2Wire.defaultWindow
-  private var receiveWindow = RelaySettings.connectionWindow
-  private var creditPending = 0
-  private var lastPeerStream: UInt32 = 0
-  private var nextLocalStream: UInt32 = 1
+  var peerMaxStreams: Int
+  /// The largest header list the peer takes (its SETTINGS_MAX_HEADER_LIST_SIZE; client role).
+  var peerMaxHeaderListSize = Int.max
+  var sendWindow = HTTP2Wire.defaultWindow
+  var receiveWindow = RelaySettings.connectionWindow
+  var creditPending = 0
+  var lastPeerStream: UInt32 = 0
+  var nextLocalStream: UInt32 = 1
   /// No new streams: GOAWAY sent or received, or the connection is gone.
-  private var goingAway = false
+  var goingAway = false
   /// Called once when the connection takes no new streams.
   var onRetire: ((RelayConnection) -> Void)?
+  /// What the peer may still do before the relay calls it abuse.
+  var defences: ConnectionDefences
 
   init(role: Role, state: RelayLoopState) {
     self.role = role
     self.state = state
+    let limits = state.limits
     let allocator = ByteBufferAllocator()
-    reader = HTTP2FrameReader(expectingPreface: role == .server)
+    reader = HTTP2FrameReader(
+      expectingPreface: role == .server, maxHeaderBlockBytes: 4 * limits.maxHeaderListSize,
+      maxContinuationFrames: limits.maxContinuationFrames)
     peerMaxStreams = role == .client ? 100 : 0
+    // The dynamic table stays at HPACK's default 4096 bytes (the relay advertises no other);
+    // a header block may decode to at most four times the advertised list size.
     decoder = HPACKDecoder(
       allocator: allocator, maxDynamicTableSize: HPACKDecoder.maxDynamicTableSize,
-      maxHeaderListSize: RelaySettings.maxHeaderListSize)
+      maxHeaderListSize: 4 * limits.maxHeaderListSize)
     // Literal strings are sent as they are: Huffman coding saves a few bytes per header and costs
     // the most CPU of any step of a relayed call's HPACK work.
     encoder = HPACKEncoder(allocator: allocator, useHuffmanEncoding: false)
     headerScratch = allocator.buffer(capacity: 256)
     output = allocator.buffer(capacity: 1024)
+    defences = ConnectionDefences(limits: limits, now: state.now(), openedAt: state.timers.now)
     if role == .client { output.writeBytes(HTTP2Wire.clientPreface) }
     var settings: [(HTTP2Wire.Setting, Int)] = [
       (.initialWindowSize, RelaySettings.initialWindowSize),
-      (.maxHeaderListSize, RelaySettings.maxHeaderListSize),
+      (.maxHeaderListSize, role == .server ? limits.maxHeaderListSize : 4 * limits.maxHeaderListSize),
     ]
     switch role {
-    case .server: settings.append((.maxConcurrentStreams, RelaySettings.maxConcurrentStreams))
+    case .server: settings.append((.maxConcurrentStreams, limits.maxConcurrentStreams))
     case .client: settings.append((.enablePush, 0))
     }
     output.writeSettings(settings)
@@ -88,11 +102,13 @@ final class RelayConnection: ChannelInboundHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
+    if role == .server { state.timers.add(self) }
     if context.channel.isActive { becameActive() }
   }
 
   func handlerRemoved(context: ChannelHandlerContext) {
     self.context = nil
+    state.timers.remove(self)
   }
 
   func channelActive(context: ChannelHandlerContext) {
@@ -115,27 +131,39 @@ final class RelayConnection: ChannelInboundHandler {
     context.close(promise: nil)
   }
 
+  func channelWritabilityChanged(context: ChannelHandlerContext) {
+    writabilityChanged(writable: context.channel.isWritable)
+    context.fireChannelWritabilityChanged()
+  }
+
   func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
     if event is ChannelShouldQuiesceEvent {
       // Graceful shutdown: streams already open finish, then the connection closes.
-      guard !goingAway else { return }
-      output.writeGoAway(lastStream: lastPeerStream, code: .noError, message: "the gateway is shutting down")
-      retire()
-      closeWhenIdle()
-      flushSoon()
+      goAway(code: .noError, message: "the gateway is shutting down")
     } else {
       context.fireUserInboundEventTriggered(event)
     }
+  }
+
+  /// Sends GOAWAY with `code`; streams already open finish, then the connection closes.
+  func goAway(code: HTTP2Wire.ErrorCode, message: String) {
+    guard !goingAway, !closed else { return }
+    output.writeGoAway(lastStream: lastPeerStream, code: code, message: message)
+    retire()
+    closeWhenIdle()
+    flushSoon()
   }
 
   /// The connection is gone (or never came up): every stream on it ends.
   func lost() {
     guard !closed else { return }
     closed = true
+    state.timers.remove(self)
     retire()
     let ended = streams.values
     streams = [:]
     blocked = []
+    unannounced = []
     for stream in ended {
       let call = stream.call
       stream.call = nil
@@ -143,7 +171,7 @@ final class RelayConnection: ChannelInboundHandler {
     }
   }
 
-  private func retire() {
+  func retire() {
     guard !goingAway else { return }
     goingAway = true
     onRetire?(self)
@@ -174,7 +202,10 @@ final class RelayConnection: ChannelInboundHandler {
     case .goAway: receiveGoAway(header, payload)
     case .windowUpdate: receiveWindowUpdate(header, payload)
     case .priority:
-      if header.streamID == 0 || header.length != 5 { connectionError(.protocolError, "malformed PRIORITY frame") }
+      if header.streamID == 0 || header.length != 5 {
+        return connectionError(.protocolError, "malformed PRIORITY frame")
+      }
+      controlFrame("PRIORITY")
     case .pushPromise: connectionError(.protocolError, "PUSH_PROMISE is not allowed here")
     case .continuation, nil: break  // continuations come joined to their HEADERS; unknown types are ignored
     }
@@ -192,6 +223,8 @@ final class RelayConnection: ChannelInboundHandler {
     guard header.streamID != 0 else { return connectionError(.protocolError, "DATA on stream 0") }
     receiveWindow -= header.length
     guard receiveWindow >= 0 else { return connectionError(.flowControlError, "DATA beyond the connection window") }
+    let end = header.has(HTTP2Wire.Flag.endStream)
+    if header.length == 0 && !end { glitch("an empty DATA frame") }
     guard let stream = streams[header.streamID], !stream.remoteEnded else {
       creditConnection(header.length)  // nobody takes these bytes
       if isIdle(header.streamID) {
@@ -205,7 +238,6 @@ final class RelayConnection: ChannelInboundHandler {
     guard stream.receiveWindow >= 0 else { return resetStream(stream, code: .flowControlError) }
     let padding = header.length - payload.readableBytes
     if padding > 0 { credit(stream, padding) }
-    let end = header.has(HTTP2Wire.Flag.endStream)
     if end { stream.remoteEnded = true }
     if let call = stream.call {
       call.received(data: payload, endStream: end, on: stream, from: self)
@@ -226,11 +258,15 @@ final class RelayConnection: ChannelInboundHandler {
     do {
       headers = try decoder.decodeHeaders(from: &block)
     } catch {
-      return connectionError(.compressionError, "a header block does not decode")
+      return connectionError(.compressionError, "a header block does not decode or is too large")
     }
     let end = flags & HTTP2Wire.Flag.endStream != 0
     if let stream = streams[id] {
       guard !stream.remoteEnded else { return resetStream(stream, code: .streamClosed) }
+      if role == .server, let violation = HeaderListCheck.trailers(headers) {
+        state.events.record("malformed_request", code: "PROTOCOL_ERROR", detail: "\(violation)")
+        return resetStream(stream, code: .protocolError)
+      }
       if end { stream.remoteEnded = true }
       stream.call?.received(headers: headers, endStream: end, on: stream, from: self)
       closeIfDone(stream)
@@ -238,18 +274,32 @@ final class RelayConnection: ChannelInboundHandler {
     }
     guard role == .server, id > lastPeerStream else {
       if isIdle(id) { connectionError(.protocolError, "HEADERS on stream \(id), which the peer may not open") }
+      glitch("HEADERS on a closed stream")
       return  // a stream already closed: its header block kept the HPACK state in step, nothing more
     }
     guard id % 2 == 1 else { return connectionError(.protocolError, "a client opened even stream \(id)") }
     lastPeerStream = id
-    guard !goingAway, streams.count < RelaySettings.maxConcurrentStreams else {
-      output.writeResetStream(stream: id, code: .refusedStream)
-      flushSoon()
+    guard !goingAway, streams.count < state.limits.maxConcurrentStreams else {
+      refuse(stream: id, code: .refusedStream, why: "the connection is at its stream limit or going away")
       return
     }
+    if let violation = HeaderListCheck.request(headers) {
+      state.events.record("malformed_request", code: "PROTOCOL_ERROR", detail: "\(violation)")
+      refuse(stream: id, code: .protocolError, why: "\(violation)")
+      return
+    }
+    let size = HeaderListCheck.listSize(headers)
+    guard size <= state.limits.maxHeaderListSize else {
+      return answer(
+        stream: id, requestEnded: end, grpcStatus: 8,
+        message:
+          "the request's header list is \(size) bytes; the gateway takes at most \(state.limits.maxHeaderListSize)")
+    }
     let stream = RelayStream(
-      id: id, call: nil, sendWindow: peerInitialWindow, receiveWindow: RelaySettings.initialWindowSize)
+      id: id, call: nil, sendWindow: peerInitialWindow, receiveWindow: RelaySettings.initialWindowSize,
+      openedAt: state.timers.now)
     streams[id] = stream
+    defences.idleSince = nil
     if end { stream.remoteEnded = true }
     let call = RelayedCall(client: self, stream: stream, state: state)
     stream.call = call
@@ -260,10 +310,14 @@ final class RelayConnection: ChannelInboundHandler {
   private func receiveResetStream(_ header: HTTP2Wire.FrameHeader, _ payload: ByteBuffer) {
     guard header.streamID != 0 else { return connectionError(.protocolError, "RST_STREAM on stream 0") }
     guard header.length == 4 else { return connectionError(.frameSizeError, "RST_STREAM of \(header.length) bytes") }
+    let code = payload.getInteger(at: payload.readerIndex, as: UInt32.self) ?? 0
+    state.events.record("reset_received", code: HTTP2Wire.ErrorCode.name(code), detail: "stream \(header.streamID)")
     guard let stream = streams.removeValue(forKey: header.streamID) else {
-      if isIdle(header.streamID) { connectionError(.protocolError, "RST_STREAM on an idle stream") }
+      if isIdle(header.streamID) { return connectionError(.protocolError, "RST_STREAM on an idle stream") }
+      if role == .server { glitch("RST_STREAM on a closed stream") }
       return
     }
+    if role == .server { glitch("a stream reset by the client") }
     streamRemoved(stream)
     let call = stream.call
     stream.call = nil
@@ -277,6 +331,9 @@ final class RelayConnection: ChannelInboundHandler {
       return
     }
     guard header.length % 6 == 0 else { return connectionError(.frameSizeError, "SETTINGS of \(header.length) bytes") }
+    defences.handshakeDone = true
+    controlFrame("SETTINGS")
+    guard !closed else { return }
     var payload = payload
     var windowGrew = false
     while let id = payload.readInteger(as: UInt16.self), let raw = payload.readInteger(as: UInt32.self) {
@@ -301,7 +358,9 @@ final class RelayConnection: ChannelInboundHandler {
         peerMaxFrameSize = value
       case .enablePush:
         guard value <= 1 else { return connectionError(.protocolError, "SETTINGS_ENABLE_PUSH not 0 or 1") }
-      case .maxHeaderListSize, nil:
+      case .maxHeaderListSize:
+        peerMaxHeaderListSize = value
+      case nil:
         break
       }
     }
@@ -316,6 +375,8 @@ final class RelayConnection: ChannelInboundHandler {
     guard header.streamID == 0 else { return connectionError(.protocolError, "PING on a stream") }
     guard header.length == 8 else { return connectionError(.frameSizeError, "PING of \(header.length) bytes") }
     guard !header.has(HTTP2Wire.Flag.ack) else { return }
+    controlFrame("PING")
+    guard !closed else { return }
     var payload = payload
     output.writeFrameHeader(length: 8, type: .ping, flags: HTTP2Wire.Flag.ack, stream: 0)
     output.writeBuffer(&payload)
@@ -328,6 +389,10 @@ final class RelayConnection: ChannelInboundHandler {
     guard let last = payload.readInteger(as: UInt32.self) else {
       return connectionError(.frameSizeError, "GOAWAY too short")
     }
+    let code = payload.readInteger(as: UInt32.self) ?? 0
+    state.events.record(
+      "goaway_received", code: HTTP2Wire.ErrorCode.name(code),
+      detail: role == .client ? "from an upstream" : "from a client")
     retire()
     if role == .client {
       // Streams above the last one the peer will process were never seen: they may go elsewhere.
@@ -354,194 +419,14 @@ final class RelayConnection: ChannelInboundHandler {
       guard sendWindow <= HTTP2Wire.maxWindow else {
         return connectionError(.flowControlError, "connection window above 2^31-1")
       }
-      let waiting = blocked
-      blocked = []
-      for stream in waiting where streams[stream.id] === stream { drain(stream) }
+      drainBlocked()
     } else if let stream = streams[header.streamID] {
       guard increment > 0 else { return resetStream(stream, code: .protocolError) }
       stream.sendWindow += increment
       guard stream.sendWindow <= HTTP2Wire.maxWindow else { return resetStream(stream, code: .flowControlError) }
       if !stream.queue.isEmpty { drain(stream) }
-    }
-  }
-
-  // MARK: What calls do
-
-  /// Opens a stream for `call` (client role); nil when this connection takes no new streams.
-  func openStream(for call: RelayedCall) -> RelayStream? {
-    guard role == .client, hasRoom else { return nil }
-    let stream = RelayStream(
-      id: nextLocalStream, call: call, sendWindow: peerInitialWindow, receiveWindow: RelaySettings.initialWindowSize)
-    nextLocalStream += 2
-    streams[stream.id] = stream
-    return stream
-  }
-
-  /// Sends `item` on `stream` as soon as flow control allows, after whatever waits before it.
-  func send(_ item: RelayStream.Outgoing, on stream: RelayStream) {
-    guard streams[stream.id] === stream, !stream.localEnded else { return }
-    if item.endsStream { stream.localEnded = true }
-    stream.queue.append(item)
-    if stream.queue.count == 1 { drain(stream) }
-  }
-
-  /// Ends `stream` with RST_STREAM; what waited to be sent on it is dropped.
-  func reset(_ stream: RelayStream, code: HTTP2Wire.ErrorCode) {
-    guard streams[stream.id] === stream else { return }
-    streams[stream.id] = nil
-    stream.call = nil
-    output.writeResetStream(stream: stream.id, code: code)
-    streamRemoved(stream)
-    flushSoon()
-  }
-
-  /// `bytes` of DATA received on `stream` have been passed on: the peer may send as many again.
-  func credit(_ stream: RelayStream, _ bytes: Int) {
-    guard bytes > 0, !closed else { return }
-    creditConnection(bytes)
-    guard streams[stream.id] === stream, !stream.remoteEnded else { return }
-    stream.creditPending += bytes
-    if stream.creditPending >= RelaySettings.initialWindowSize / 4 {
-      output.writeWindowUpdate(stream: stream.id, increment: stream.creditPending)
-      stream.receiveWindow += stream.creditPending
-      stream.creditPending = 0
-      flushSoon()
-    }
-  }
-
-  private func creditConnection(_ bytes: Int) {
-    creditPending += bytes
-    if creditPending >= RelaySettings.connectionWindow / 4 {
-      output.writeWindowUpdate(stream: 0, increment: creditPending)
-      receiveWindow += creditPending
-      creditPending = 0
-      flushSoon()
-    }
-  }
-
-  // MARK: Writing
-
-  /// Writes what `stream` has queued, as far as the windows allow.
-  private func drain(_ stream: RelayStream) {
-    var sent = 0
-    drainLoop: while let first = stream.queue.first {
-      switch first {
-      case .headers(let headers, let end):
-        writeHeaders(headers, endStream: end, stream: stream.id)
-        stream.queue.removeFirst()
-      case .data(var buffer, let end):
-        if buffer.readableBytes == 0 {
-          output.writeFrameHeader(length: 0, type: .data, flags: end ? HTTP2Wire.Flag.endStream : 0, stream: stream.id)
-          stream.queue.removeFirst()
-          continue
-        }
-        let allowed = min(stream.sendWindow, sendWindow, peerMaxFrameSize)
-        guard allowed > 0 else {
-          if sendWindow <= 0, !blocked.contains(where: { $0 === stream }) { blocked.append(stream) }
-          break drainLoop
-        }
-        var chunk = buffer.readSlice(length: min(allowed, buffer.readableBytes))!
-        let last = buffer.readableBytes == 0
-        output.writeFrameHeader(
-          length: chunk.readableBytes, type: .data, flags: last && end ? HTTP2Wire.Flag.endStream : 0,
-          stream: stream.id)
-        stream.sendWindow -= chunk.readableBytes
-        sendWindow -= chunk.readableBytes
-        sent += chunk.readableBytes
-        output.writeBuffer(&chunk)
-        if last {
-          stream.queue.removeFirst()
-        } else {
-          stream.queue[0] = .data(buffer, endStream: end)
-        }
-      }
-    }
-    flushSoon()
-    if sent > 0 { stream.call?.sent(sent, on: stream) }
-    closeIfDone(stream)
-  }
-
-  private func writeHeaders(_ headers: HPACKHeaders, endStream: Bool, stream: UInt32) {
-    headerScratch.clear()
-    do {
-      try encoder.encode(headers: headers, to: &headerScratch)
-    } catch {
-      return connectionError(.internalError, "a header block could not be encoded")
-    }
-    var first = true
-    repeat {
-      var fragment = headerScratch.readSlice(length: min(peerMaxFrameSize, headerScratch.readableBytes))!
-      let done = headerScratch.readableBytes == 0
-      var flags = done ? HTTP2Wire.Flag.endHeaders : 0
-      if first && endStream { flags |= HTTP2Wire.Flag.endStream }
-      output.writeFrameHeader(
-        length: fragment.readableBytes, type: first ? .headers : .continuation, flags: flags, stream: stream)
-      output.writeBuffer(&fragment)
-      first = false
-    } while headerScratch.readableBytes > 0
-  }
-
-  /// Closes `stream` once both ends are done. A client's stream whose answer is complete while
-  /// its request is not is reset with NO_ERROR, as RFC 9113 §8.1 lets a server do.
-  private func closeIfDone(_ stream: RelayStream) {
-    guard stream.localEnded, stream.queue.isEmpty, streams[stream.id] === stream else { return }
-    if stream.remoteEnded {
-      streams[stream.id] = nil
-      stream.call = nil
-      streamRemoved(stream)
-    } else if role == .server {
-      reset(stream, code: .noError)
-    }
-  }
-
-  private func streamRemoved(_ stream: RelayStream) {
-    if let index = blocked.firstIndex(where: { $0 === stream }) { blocked.remove(at: index) }
-    if goingAway && streams.isEmpty { closeWhenIdle() }
-  }
-
-  private func resetStream(_ stream: RelayStream, code: HTTP2Wire.ErrorCode) {
-    let call = stream.call
-    reset(stream, code: code)
-    call?.streamReset(stream, on: self)
-  }
-
-  private func closeWhenIdle() {
-    guard streams.isEmpty else { return }
-    closeWhenFlushed = true
-    flushSoon()
-  }
-
-  private func connectionError(_ code: HTTP2Wire.ErrorCode, _ message: String) {
-    guard !closed else { return }
-    output.writeGoAway(lastStream: lastPeerStream, code: code, message: message)
-    closeWhenFlushed = true
-    flushNow()
-    lost()
-  }
-
-  /// Writes the gathered frames before the event loop next waits for I/O.
-  private func flushSoon() {
-    guard !flushScheduled else { return }
-    flushScheduled = true
-    state.flusher.flushSoon(self)
-  }
-
-  /// Writes the gathered frames now.
-  func flushNow() {
-    flushScheduled = false
-    guard active, let context else { return }
-    if output.readableBytes > 0 {
-      context.writeAndFlush(wrapOutboundOut(output), promise: nil)
-      // The written bytes keep their storage; a large message's capacity is not carried on.
-      if output.capacity > RelaySettings.maxFrameSize * 4 {
-        output = context.channel.allocator.buffer(capacity: 4096)
-      } else {
-        output.clear()
-      }
-    }
-    if closeWhenFlushed {
-      closeWhenFlushed = false
-      context.close(promise: nil)
+    } else if role == .server && isIdle(header.streamID) {
+      connectionError(.protocolError, "WINDOW_UPDATE on stream \(header.streamID), which is not open")
     }
   }
 }

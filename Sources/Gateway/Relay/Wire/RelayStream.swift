@@ -32,11 +32,17 @@ final class RelayStream {
   var localEnded = false
   /// The peer has sent its END_STREAM.
   var remoteEnded = false
+  /// The stream's HEADERS have been written (a stream the relay opens is announced at the next
+  /// flush; one the peer opened is announced from the start).
+  var announced = true
+  /// When the stream opened, to the relay timers' second.
+  let openedAt: NIODeadline
 
-  init(id: UInt32, call: RelayedCall?, sendWindow: Int, receiveWindow: Int) {
+  init(id: UInt32, call: RelayedCall?, sendWindow: Int, receiveWindow: Int, openedAt: NIODeadline) {
     self.id = id
     self.call = call
     self.sendWindow = sendWindow
     self.receiveWindow = receiveWindow
+    self.openedAt = openedAt
   }
 }

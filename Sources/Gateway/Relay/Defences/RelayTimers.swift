@@ -1,0 +1,47 @@
+internal import NIOCore
+
+/// The relay's clock for deadlines of whole seconds: on its event loop, a few times per shortest
+/// timeout (at most once a second), it reads the time once and asks every client connection on
+/// the loop to check its deadlines — the handshake, idleness, a peer that leaves output unread, a
+/// call whose first message does not come. No call reads the clock or arms a timer of its own.
+/// Runs only while the loop has connections. Used only on its event loop.
+final class RelayTimers {
+  private let eventLoop: any EventLoop
+  private let interval: TimeAmount
+  private var connections: [ObjectIdentifier: RelayConnection] = [:]
+  private var task: RepeatedTask?
+  /// The time at the last tick (or when the first connection came): stamps of openings and idleness.
+  private(set) var now = NIODeadline.now()
+
+  init(eventLoop: any EventLoop, limits: RelayLimits) {
+    self.eventLoop = eventLoop
+    let shortest = [
+      limits.firstMessageTimeout, limits.handshakeTimeout, limits.idleTimeout, limits.stalledWriteTimeout,
+    ]
+    .min()!
+    interval = TimeAmount(min(.seconds(1), max(shortest / 4, .milliseconds(20))))
+  }
+
+  /// Checks `connection` from now on, until `remove`.
+  func add(_ connection: RelayConnection) {
+    if task == nil {
+      now = .now()
+      let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
+      task = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in loopBound.value.tick() }
+    }
+    connections[ObjectIdentifier(connection)] = connection
+  }
+
+  func remove(_ connection: RelayConnection) {
+    connections[ObjectIdentifier(connection)] = nil
+    if connections.isEmpty {
+      task?.cancel()
+      task = nil
+    }
+  }
+
+  private func tick() {
+    now = .now()
+    for connection in Array(connections.values) { connection.checkDeadlines(now: now) }
+  }
+}

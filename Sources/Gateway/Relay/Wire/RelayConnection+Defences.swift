@@ -1,0 +1,139 @@
+internal import NIOCore
+internal import NIOHPACK
+
+/// What a peer may still do on one connection before the relay calls it abuse, and the times
+/// the connection's deadlines count from.
+struct ConnectionDefences {
+  /// Resets, stream errors, empty frames, HEADERS on closed streams (rapid reset and its kin).
+  var glitches: RateBudget
+  /// PING, SETTINGS and PRIORITY frames.
+  var controlFrames: RateBudget
+  /// Resets the relay sends an upstream (client role).
+  var upstreamResets: RateBudget
+  /// When the connection came (for the handshake deadline).
+  let openedAt: NIODeadline
+  /// The peer has sent its SETTINGS (server role: the preface and the handshake are done).
+  var handshakeDone = false
+  /// Since when no stream is open; nil while one is.
+  var idleSince: NIODeadline?
+  /// Since when the socket has not drained the relay's output; nil while it does.
+  var unwritableSince: NIODeadline?
+  /// Reading from the peer is paused until the socket drains.
+  var readingPaused = false
+
+  init(limits: RelayLimits, now: NIODeadline, openedAt: NIODeadline) {
+    glitches = RateBudget(capacity: limits.maxGlitches, window: limits.glitchWindow, now: now)
+    controlFrames = RateBudget(capacity: limits.maxControlFrames, window: limits.controlFrameWindow, now: now)
+    upstreamResets = RateBudget(capacity: limits.maxUpstreamResets, window: limits.glitchWindow, now: now)
+    self.openedAt = openedAt
+    idleSince = openedAt
+  }
+}
+
+extension RelayConnection {
+  /// A peer did something a well-behaved one rarely does; past the budget the connection ends.
+  func glitch(_ what: @autoclosure () -> String) {
+    guard !closed, !defences.glitches.spend(now: state.now()) else { return }
+    connectionError(
+      .enhanceYourCalm,
+      "too many resets, stream errors or empty frames (\(state.limits.maxGlitches) per \(state.limits.glitchWindow)); the last: \(what())"
+    )
+  }
+
+  /// A PING, SETTINGS or PRIORITY frame; past the budget the connection ends.
+  func controlFrame(_ kind: String) {
+    guard !closed, !defences.controlFrames.spend(now: state.now()) else { return }
+    connectionError(
+      .enhanceYourCalm,
+      "too many \(kind) and other control frames (\(state.limits.maxControlFrames) per \(state.limits.controlFrameWindow))"
+    )
+  }
+
+  /// The relay reset a stream it had announced to an upstream (client role): an upstream on
+  /// swift-nio-http2 ends a connection that resets too many, with every call on it, so past the
+  /// budget this connection takes no new streams and closes once its calls are done.
+  func upstreamResetSent() {
+    guard role == .client, !goingAway, !defences.upstreamResets.spend(now: state.now()) else { return }
+    state.events.record(
+      "upstream_connection_retired", code: "RESETS",
+      detail:
+        "\(state.limits.maxUpstreamResets) resets sent within \(state.limits.glitchWindow); new calls use another connection"
+    )
+    retire()
+    closeWhenIdle()
+  }
+
+  /// Refuses a stream the client opened, before any call starts, with RST_STREAM `code`.
+  func refuse(stream id: UInt32, code: HTTP2Wire.ErrorCode, why: String) {
+    output.writeResetStream(stream: id, code: code)
+    state.events.record(code == .refusedStream ? "stream_refused" : "reset_sent", code: code.name, detail: why)
+    flushSoon()
+    glitch(why)
+  }
+
+  /// Answers a stream the client opened with a gRPC status and nothing else (trailers only), and
+  /// ends it, before any call starts.
+  func answer(stream id: UInt32, requestEnded: Bool, grpcStatus: Int, message: String) {
+    var headers = HPACKHeaders()
+    headers.add(name: ":status", value: "200")
+    headers.add(name: "content-type", value: "application/grpc")
+    headers.add(name: "grpc-status", value: "\(grpcStatus)")
+    headers.add(name: "grpc-message", value: message)
+    writeHeaders(headers, endStream: true, stream: id)
+    if !requestEnded { output.writeResetStream(stream: id, code: .noError) }
+    state.events.record("call_refused", code: "\(grpcStatus)", detail: message)
+    flushSoon()
+  }
+
+  /// The socket's writability changed: while the peer leaves the relay's output unread, nothing
+  /// more is read from it (server role) and no DATA is written to it.
+  func writabilityChanged(writable: Bool) {
+    if writable {
+      defences.unwritableSince = nil
+      if defences.readingPaused {
+        defences.readingPaused = false
+        context?.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+        context?.read()
+      }
+      drainBlocked()
+    } else {
+      defences.unwritableSince = state.timers.now
+      if role == .server && !defences.readingPaused {
+        defences.readingPaused = true
+        context?.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+      }
+    }
+  }
+
+  /// Checks the connection's deadlines (server role), at `now`: the handshake, a socket that does
+  /// not drain, idleness, and calls still waiting for the message they are routed by.
+  func checkDeadlines(now: NIODeadline) {
+    guard !closed else { return }
+    let limits = state.limits
+    if !defences.handshakeDone, now - defences.openedAt > TimeAmount(limits.handshakeTimeout) {
+      state.events.record(
+        "connection_timed_out", code: "HANDSHAKE", detail: "no preface and SETTINGS within \(limits.handshakeTimeout)")
+      return abandon()
+    }
+    if let since = defences.unwritableSince, now - since > TimeAmount(limits.stalledWriteTimeout) {
+      state.events.record(
+        "connection_timed_out", code: "STALLED", detail: "output left unread for \(limits.stalledWriteTimeout)")
+      return abandon()
+    }
+    if streams.isEmpty, let since = defences.idleSince, now - since > TimeAmount(limits.idleTimeout) {
+      state.events.record("connection_timed_out", code: "IDLE", detail: "no stream for \(limits.idleTimeout)")
+      return goAway(code: .noError, message: "idle for \(limits.idleTimeout)")
+    }
+    let firstMessageDeadline = TimeAmount(limits.firstMessageTimeout)
+    for stream in Array(streams.values) where now - stream.openedAt > firstMessageDeadline {
+      stream.call?.firstMessageTimedOut()
+    }
+  }
+
+  /// Closes the connection at once: its peer is not to be waited for.
+  private func abandon() {
+    closeWhenFlushed = true
+    flushNow()
+    lost()
+  }
+}

@@ -1,0 +1,86 @@
+package import ArgumentParser
+
+/// The command line of the relay's limits (`RelayLimits`); a flag wins over its environment
+/// variable, which wins over the default.
+package struct RelayLimitOptions: ParsableArguments {
+  @Option(
+    help: "Connections served at once; more are closed as accepted (env INTENTMESH_MAX_CONNECTIONS; default 4096).")
+  var maxConnections: Int?
+
+  @Option(help: "Streams one connection may have open (env INTENTMESH_MAX_CONCURRENT_STREAMS; default 1000).")
+  var maxConcurrentStreams: Int?
+
+  @Option(
+    help: "Largest request header list in bytes (env INTENTMESH_MAX_HEADER_LIST_BYTES; default 16384).")
+  var maxHeaderListBytes: Int?
+
+  @Option(
+    help:
+      "Resets, stream errors and empty frames one connection may cause per 30 s before GOAWAY ENHANCE_YOUR_CALM (env INTENTMESH_MAX_GLITCHES; default 200)."
+  )
+  var maxGlitches: Int?
+
+  @Option(
+    help:
+      "PING, SETTINGS and PRIORITY frames one connection may send per 10 s (env INTENTMESH_MAX_CONTROL_FRAMES; default 1000)."
+  )
+  var maxControlFrames: Int?
+
+  @Option(
+    help:
+      "Seconds a call may take to send the message it is routed by (env INTENTMESH_FIRST_MESSAGE_TIMEOUT_SECONDS; default 5)."
+  )
+  var firstMessageTimeoutSeconds: Double?
+
+  @Option(
+    help:
+      "Seconds a connection may take to send the HTTP/2 preface (env INTENTMESH_HANDSHAKE_TIMEOUT_SECONDS; default 10)."
+  )
+  var handshakeTimeoutSeconds: Double?
+
+  @Option(help: "Seconds a connection may stay without a stream (env INTENTMESH_IDLE_TIMEOUT_SECONDS; default 300).")
+  var idleTimeoutSeconds: Double?
+
+  @Option(
+    help:
+      "Seconds a peer may leave the gateway's output unread before it is disconnected (env INTENTMESH_STALLED_WRITE_TIMEOUT_SECONDS; default 30)."
+  )
+  var stalledWriteTimeoutSeconds: Double?
+
+  @Option(
+    help:
+      "Request bytes all calls may hold while they are routed (env INTENTMESH_MAX_ROUTING_BYTES; default 67108864).")
+  var maxRoutingBytes: Int?
+
+  package init() {}
+
+  /// The limits these options and `environment` give.
+  package func limits(environment: [String: String]) throws -> RelayLimits {
+    var limits = RelayLimits()
+    func count(_ flag: Int?, _ key: String, _ value: inout Int, minimum: Int = 1) throws {
+      guard let text = flag.map(String.init) ?? environment[key].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
+      guard let number = Int(text), number >= minimum else {
+        throw ValidationError("\(key.dropFirst(11).lowercased()) \(text) is not a whole number of at least \(minimum)")
+      }
+      value = number
+    }
+    func seconds(_ flag: Double?, _ key: String, _ value: inout Duration) throws {
+      guard let text = flag.map({ "\($0)" }) ?? environment[key].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
+      guard let number = Double(text), number > 0, number <= 86_400 else {
+        throw ValidationError("\(key.dropFirst(11).lowercased()) \(text) is not a number of seconds above 0")
+      }
+      value = .milliseconds(Int64(number * 1000))
+    }
+    try count(maxConnections, "INTENTMESH_MAX_CONNECTIONS", &limits.maxConnections)
+    try count(maxConcurrentStreams, "INTENTMESH_MAX_CONCURRENT_STREAMS", &limits.maxConcurrentStreams)
+    try count(maxHeaderListBytes, "INTENTMESH_MAX_HEADER_LIST_BYTES", &limits.maxHeaderListSize, minimum: 1024)
+    try count(maxGlitches, "INTENTMESH_MAX_GLITCHES", &limits.maxGlitches)
+    try count(maxControlFrames, "INTENTMESH_MAX_CONTROL_FRAMES", &limits.maxControlFrames)
+    try count(maxRoutingBytes, "INTENTMESH_MAX_ROUTING_BYTES", &limits.maxRoutingBytes, minimum: 1 << 20)
+    try seconds(firstMessageTimeoutSeconds, "INTENTMESH_FIRST_MESSAGE_TIMEOUT_SECONDS", &limits.firstMessageTimeout)
+    try seconds(handshakeTimeoutSeconds, "INTENTMESH_HANDSHAKE_TIMEOUT_SECONDS", &limits.handshakeTimeout)
+    try seconds(idleTimeoutSeconds, "INTENTMESH_IDLE_TIMEOUT_SECONDS", &limits.idleTimeout)
+    try seconds(stalledWriteTimeoutSeconds, "INTENTMESH_STALLED_WRITE_TIMEOUT_SECONDS", &limits.stalledWriteTimeout)
+    return limits
+  }
+}
