@@ -16,8 +16,9 @@ final class RelayLoopState {
   let routingBudget: Int
   /// Request bytes the calls of this loop hold while they are routed.
   var routingBytes = 0
-  /// The clock of rate budgets (tests may stop it).
-  var now: () -> NIODeadline = { .now() }
+  let eventLoop: any EventLoop
+  /// The loop's clock (an embedded loop's in tests): rate budgets and timers read it.
+  var now: NIODeadline { eventLoop.now }
 
   /// Each relayed method's metric collectors, looked up once per loop.
   private var collectors: [String: RPCMetrics.Method] = [:]
@@ -34,6 +35,7 @@ final class RelayLoopState {
     eventLoop: any EventLoop, router: RelayRouter, metrics: RelayMetrics, limits: RelayLimits = .defaults,
     loops: Int = 1, logger: Logger = Logger(label: "relay")
   ) {
+    self.eventLoop = eventLoop
     flusher = FlushBatcher(eventLoop: eventLoop)
     pool = UpstreamPool(eventLoop: eventLoop)
     timers = RelayTimers(eventLoop: eventLoop, limits: limits)

@@ -31,8 +31,9 @@ final class RawHTTP2Connection {
   private var encoder = HPACKEncoder(allocator: ByteBufferAllocator())
   private var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
 
-  init(port: Int) throws {
-    guard let socket = LoopbackSocket.connect(port: port) else { throw Failure.connect }
+  /// - Parameter receiveBuffer: the socket's SO_RCVBUF, for a peer that takes little.
+  init(port: Int, receiveBuffer: Int32? = nil) throws {
+    guard let socket = LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer) else { throw Failure.connect }
     self.socket = socket
     var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -25,7 +25,8 @@ final class RelayEventLog {
   static let help = "What the relay's defences did: GOAWAY, RST_STREAM and refusals sent and received, timeouts."
 
   /// Records `event` (e.g. "goaway_sent") with `code` (e.g. "ENHANCE_YOUR_CALM"); `detail` says why.
-  func record(_ event: String, code: String, detail: @autoclosure () -> String) {
+  /// Ordinary events (a client cancelling its call) are counted, not logged.
+  func record(_ event: String, code: String, detail: @autoclosure () -> String, log: Bool = true) {
     let key = event + " " + code
     counts[key, default: 0] += 1
     if let registry {
@@ -38,6 +39,7 @@ final class RelayEventLog {
         counter.increment()
       }
     }
+    guard log else { return }
     let now = NIODeadline.now()
     if let last = lastLogged[event], now - last < .seconds(1) {
       suppressed[event, default: 0] += 1

@@ -11,10 +11,11 @@ final class RelayTimers {
   private var connections: [ObjectIdentifier: RelayConnection] = [:]
   private var task: RepeatedTask?
   /// The time at the last tick (or when the first connection came): stamps of openings and idleness.
-  private(set) var now = NIODeadline.now()
+  private(set) var now: NIODeadline
 
   init(eventLoop: any EventLoop, limits: RelayLimits) {
     self.eventLoop = eventLoop
+    now = eventLoop.now
     let shortest = [
       limits.firstMessageTimeout, limits.handshakeTimeout, limits.idleTimeout, limits.stalledWriteTimeout,
     ]
@@ -25,7 +26,7 @@ final class RelayTimers {
   /// Checks `connection` from now on, until `remove`.
   func add(_ connection: RelayConnection) {
     if task == nil {
-      now = .now()
+      now = eventLoop.now
       let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
       task = eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in loopBound.value.tick() }
     }
@@ -41,7 +42,7 @@ final class RelayTimers {
   }
 
   private func tick() {
-    now = .now()
+    now = eventLoop.now
     for connection in Array(connections.values) { connection.checkDeadlines(now: now) }
   }
 }

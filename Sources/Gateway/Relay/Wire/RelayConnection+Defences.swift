@@ -11,7 +11,7 @@ struct ConnectionDefences {
   /// Resets the relay sends an upstream (client role).
   var upstreamResets: RateBudget
   /// When the connection came (for the handshake deadline).
-  let openedAt: NIODeadline
+  var openedAt: NIODeadline
   /// The peer has sent its SETTINGS (server role: the preface and the handshake are done).
   var handshakeDone = false
   /// Since when no stream is open; nil while one is.
@@ -20,6 +20,8 @@ struct ConnectionDefences {
   var unwritableSince: NIODeadline?
   /// Reading from the peer is paused until the socket drains.
   var readingPaused = false
+  /// The channel asked to read while reading was paused.
+  var readPending = false
 
   init(limits: RelayLimits, now: NIODeadline, openedAt: NIODeadline) {
     glitches = RateBudget(capacity: limits.maxGlitches, window: limits.glitchWindow, now: now)
@@ -31,18 +33,20 @@ struct ConnectionDefences {
 }
 
 extension RelayConnection {
-  /// A peer did something a well-behaved one rarely does; past the budget the connection ends.
+  /// A client did something a well-behaved one rarely does; past the budget the connection ends.
+  /// An upstream is trusted: what it does after the relay reset its streams (trailers racing the
+  /// reset) is no glitch.
   func glitch(_ what: @autoclosure () -> String) {
-    guard !closed, !defences.glitches.spend(now: state.now()) else { return }
+    guard role == .server, !closed, !defences.glitches.spend(now: state.now) else { return }
     connectionError(
       .enhanceYourCalm,
       "too many resets, stream errors or empty frames (\(state.limits.maxGlitches) per \(state.limits.glitchWindow)); the last: \(what())"
     )
   }
 
-  /// A PING, SETTINGS or PRIORITY frame; past the budget the connection ends.
+  /// A PING, SETTINGS or PRIORITY frame from a client; past the budget the connection ends.
   func controlFrame(_ kind: String) {
-    guard !closed, !defences.controlFrames.spend(now: state.now()) else { return }
+    guard role == .server, !closed, !defences.controlFrames.spend(now: state.now) else { return }
     connectionError(
       .enhanceYourCalm,
       "too many \(kind) and other control frames (\(state.limits.maxControlFrames) per \(state.limits.controlFrameWindow))"
@@ -53,7 +57,7 @@ extension RelayConnection {
   /// swift-nio-http2 ends a connection that resets too many, with every call on it, so past the
   /// budget this connection takes no new streams and closes once its calls are done.
   func upstreamResetSent() {
-    guard role == .client, !goingAway, !defences.upstreamResets.spend(now: state.now()) else { return }
+    guard role == .client, !goingAway, !defences.upstreamResets.spend(now: state.now) else { return }
     state.events.record(
       "upstream_connection_retired", code: "RESETS",
       detail:
@@ -92,16 +96,15 @@ extension RelayConnection {
       defences.unwritableSince = nil
       if defences.readingPaused {
         defences.readingPaused = false
-        context?.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
-        context?.read()
+        if defences.readPending {
+          defences.readPending = false
+          context?.read()
+        }
       }
       drainBlocked()
     } else {
       defences.unwritableSince = state.timers.now
-      if role == .server && !defences.readingPaused {
-        defences.readingPaused = true
-        context?.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
-      }
+      if role == .server { defences.readingPaused = true }
     }
   }
 

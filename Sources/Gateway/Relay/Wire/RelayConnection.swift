@@ -12,8 +12,9 @@ internal import NIOHPACK
 /// data. Frames are gathered into one buffer and written once per event-loop tick. What a peer
 /// may make it hold or do is bounded by `RelayLimits` (`RelayConnection+Defences`). Used only on
 /// its event loop.
-final class RelayConnection: ChannelInboundHandler {
+final class RelayConnection: ChannelDuplexHandler {
   typealias InboundIn = ByteBuffer
+  typealias OutboundIn = ByteBuffer
   typealias OutboundOut = ByteBuffer
 
   enum Role {
@@ -79,7 +80,7 @@ final class RelayConnection: ChannelInboundHandler {
     encoder = HPACKEncoder(allocator: allocator, useHuffmanEncoding: false)
     headerScratch = allocator.buffer(capacity: 256)
     output = allocator.buffer(capacity: 1024)
-    defences = ConnectionDefences(limits: limits, now: state.now(), openedAt: state.timers.now)
+    defences = ConnectionDefences(limits: limits, now: state.now, openedAt: state.timers.now)
     if role == .client { output.writeBytes(HTTP2Wire.clientPreface) }
     var settings: [(HTTP2Wire.Setting, Int)] = [
       (.initialWindowSize, RelaySettings.initialWindowSize),
@@ -102,7 +103,12 @@ final class RelayConnection: ChannelInboundHandler {
 
   func handlerAdded(context: ChannelHandlerContext) {
     self.context = context
-    if role == .server { state.timers.add(self) }
+    if role == .server {
+      state.timers.add(self)
+      // The timers' clock is fresh now (it may have stood still while the loop had no connection).
+      defences.openedAt = state.timers.now
+      defences.idleSince = state.timers.now
+    }
     if context.channel.isActive { becameActive() }
   }
 
@@ -129,6 +135,16 @@ final class RelayConnection: ChannelInboundHandler {
 
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     context.close(promise: nil)
+  }
+
+  /// The channel asks for more bytes from the peer: passed on unless reading is paused (a peer
+  /// that leaves the relay's output unread), in which case it waits until the socket drains.
+  func read(context: ChannelHandlerContext) {
+    if defences.readingPaused {
+      defences.readPending = true
+    } else {
+      context.read()
+    }
   }
 
   func channelWritabilityChanged(context: ChannelHandlerContext) {
@@ -311,7 +327,9 @@ final class RelayConnection: ChannelInboundHandler {
     guard header.streamID != 0 else { return connectionError(.protocolError, "RST_STREAM on stream 0") }
     guard header.length == 4 else { return connectionError(.frameSizeError, "RST_STREAM of \(header.length) bytes") }
     let code = payload.getInteger(at: payload.readerIndex, as: UInt32.self) ?? 0
-    state.events.record("reset_received", code: HTTP2Wire.ErrorCode.name(code), detail: "stream \(header.streamID)")
+    state.events.record(
+      "reset_received", code: HTTP2Wire.ErrorCode.name(code), detail: "stream \(header.streamID)",
+      log: code != HTTP2Wire.ErrorCode.cancel.rawValue && code != HTTP2Wire.ErrorCode.noError.rawValue)
     guard let stream = streams.removeValue(forKey: header.streamID) else {
       if isIdle(header.streamID) { return connectionError(.protocolError, "RST_STREAM on an idle stream") }
       if role == .server { glitch("RST_STREAM on a closed stream") }
