@@ -30,4 +30,23 @@ struct GatewayOptionsTests {
     #expect(try Self.configuration([], environment: ["INTENTMESH_FORWARDING": "grpc"]).forwarding == .grpc)
     #expect(throws: ValidationError.self) { try Self.configuration(["--forwarding", "carrier-pigeon"]) }
   }
+
+  @Test("relay limits: defaults, flags, environment; the flag wins; nonsense is refused")
+  func relayLimits() throws {
+    #expect(try Self.configuration([]).relayLimits == .defaults)
+    let limits = try Self.configuration(
+      ["--max-glitches", "50", "--first-message-timeout-seconds", "1.5", "--max-connections", "10"],
+      environment: ["INTENTMESH_MAX_GLITCHES": "70", "INTENTMESH_IDLE_TIMEOUT_SECONDS": "60"]
+    ).relayLimits
+    #expect(limits.maxGlitches == 50)
+    #expect(limits.firstMessageTimeout == .milliseconds(1500))
+    #expect(limits.maxConnections == 10)
+    #expect(limits.idleTimeout == .seconds(60))
+    #expect(limits.maxControlFrames == RelayLimits.defaults.maxControlFrames)
+    #expect(throws: ValidationError.self) { try Self.configuration(["--max-glitches", "0"]) }
+    #expect(throws: ValidationError.self) { try Self.configuration(["--max-header-list-bytes", "100"]) }
+    #expect(throws: ValidationError.self) {
+      try Self.configuration([], environment: ["INTENTMESH_HANDSHAKE_TIMEOUT_SECONDS": "soon"])
+    }
+  }
 }
