@@ -6,6 +6,7 @@ internal import SwiftProtobuf
   internal import Foundation
 #endif
 package import Logging
+package import ServiceKit
 
 /// How the gateway runs: where it listens, which domains it routes to, its deadlines.
 package struct GatewayConfiguration: Sendable {
@@ -28,14 +29,18 @@ package struct GatewayConfiguration: Sendable {
   package var eventLoops: Int?
   /// What any one client of the public port may make the relay hold or do.
   package var relayLimits: RelayLimits
+  /// How bearer tokens are checked on the gateway's own RPCs (the relay forwards them to the domain).
+  package var authentication: AuthenticationConfiguration
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
     domains: [DomainEndpoint],
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
-    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
+    authentication: AuthenticationConfiguration
   ) {
+    self.authentication = authentication
     self.host = host
     self.port = port
     self.metricsPort = metricsPort

@@ -7,6 +7,7 @@ package import ArgumentParser
   internal import Foundation
 #endif
 internal import Logging
+package import ServiceKit
 
 /// The gateway's command line; a flag wins over its environment variable, which wins over the default.
 package struct GatewayOptions: ParsableArguments {
@@ -63,6 +64,9 @@ package struct GatewayOptions: ParsableArguments {
   @OptionGroup(title: "Limits of the public port (what any one client may make the gateway hold or do)")
   package var relayLimits: RelayLimitOptions
 
+  @OptionGroup(title: "Bearer tokens (every call but health and ListRoutes carries one)")
+  package var authentication: AuthenticationOptions
+
   package init() {}
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
@@ -118,7 +122,8 @@ package struct GatewayOptions: ParsableArguments {
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),
       logLevel: level,
       eventLoops: loops,
-      relayLimits: try relayLimits.limits(environment: environment)
+      relayLimits: try relayLimits.limits(environment: environment),
+      authentication: try authentication.configuration(environment: environment)
     )
   }
 }

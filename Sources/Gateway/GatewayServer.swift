@@ -35,6 +35,7 @@ package struct GatewayServer: Sendable {
       host: relayed ? "127.0.0.1" : configuration.host, port: relayed ? 0 : configuration.port,
       maxRequestMessageBytes: configuration.maxRequestMessageBytes)
     let metrics = RPCMetrics()
+    let verifier = try await configuration.authentication.makeVerifier(logger: logger)
     let reflection = try ReflectionService(services: [
       "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health",
     ])
@@ -45,7 +46,7 @@ package struct GatewayServer: Sendable {
         reflection,
       ],
       interceptors: [
-        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(),
+        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), AuthenticationInterceptor(verifier: verifier),
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )
@@ -76,6 +77,7 @@ package struct GatewayServer: Sendable {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: DirectoryService(directory: directory)),
       .init(service: GRPCServerService(server: server)),
+      .init(service: KeySetRefresher(verifier: verifier, interval: configuration.authentication.refreshInterval)),
     ]
     // Shut down in reverse: the relay drains before the gRPC server behind it stops.
     if let relay { services.append(.init(service: relay)) }

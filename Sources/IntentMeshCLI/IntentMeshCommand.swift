@@ -9,6 +9,8 @@ struct IntentMeshCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "intentmesh",
     abstract: "SiriKit's intent model on your own servers: run the services and send them intents.",
-    subcommands: [UpCommand.self, SendCommand.self, ChatCommand.self, FollowCommand.self, RoutesCommand.self]
+    subcommands: [
+      UpCommand.self, TokenCommand.self, SendCommand.self, ChatCommand.self, FollowCommand.self, RoutesCommand.self,
+    ]
   )
 }

@@ -38,9 +38,11 @@ package struct InProcessDomain: Sendable {
       prepared.board.set(.serving, for: "")
       let transport = InProcessTransport()
       let result = try await withGRPCServer(
-        transport: transport.server, services: prepared.services, interceptors: [RequestIDInterceptor()]
+        transport: transport.server, services: prepared.services,
+        interceptors: try await TestIdentity.serverInterceptors()
       ) { _ in
-        try await withGRPCClient(transport: transport.client) { grpcClient in
+        try await withGRPCClient(transport: transport.client, interceptors: [ContextUserTokenInterceptor()]) {
+          grpcClient in
           try await body(Client(wrapping: grpcClient), HealthClient(wrapping: grpcClient), prepared, store)
         }
       }

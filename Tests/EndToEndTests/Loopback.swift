@@ -1,5 +1,6 @@
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import IntentsKitTesting
 
 /// A gRPC client to a service under test on this machine.
 enum Loopback {
@@ -8,6 +9,8 @@ enum Loopback {
   ) async throws -> T {
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-    return try await withGRPCClient(transport: transport) { try await body($0) }
+    return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) {
+      try await body($0)
+    }
   }
 }

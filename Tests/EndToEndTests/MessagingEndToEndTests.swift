@@ -1,5 +1,6 @@
 import Foundation
 import GRPCCore
+import IntentsKitTesting
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import MessagingProtos
@@ -19,7 +20,7 @@ struct MessagingEndToEndTests {
     let config = HTTP2ClientTransport.Posix.Config.defaults
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext, config: config)
-    return try await withGRPCClient(transport: transport) { client in
+    return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { client in
       try await body(Extension(wrapping: client), Health(wrapping: client))
     }
   }
@@ -54,9 +55,15 @@ struct MessagingEndToEndTests {
       #expect(resolved.complete)
       var metadata = Metadata()
       metadata.addString("e2e-request-1", forKey: "x-request-id")
+      let confirmed = try await client.confirm(
+        .with {
+          $0.context = Self.context; $0.intent = resolved.resolvedIntent
+        })
+      #expect(!confirmed.confirmationToken.isEmpty)
       let handled = try await client.handle(
         .with {
           $0.context = Self.context; $0.intent = resolved.resolvedIntent
+          $0.confirmationToken = confirmed.confirmationToken
         }, metadata: metadata
       ) { response in
         #expect(response.metadata[stringValues: "x-request-id"].first(where: { _ in true }) == "e2e-request-1")
@@ -77,13 +84,13 @@ struct MessagingEndToEndTests {
         .with {
           $0.context = Self.context; $0.intent = try Self.sendIntent()
         })
-      let replay = try await client.handle(
+      let replay = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = resolved.resolvedIntent
         })
       #expect(replay.replayed)
       #expect(try Intentmesh_Messaging_V1_SendMessageIntentResponse(unpackingAny: replay.response.payload) == sent)
-      let search = try await client.handle(
+      let search = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context
           $0.intent = try .with {

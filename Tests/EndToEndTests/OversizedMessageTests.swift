@@ -1,5 +1,6 @@
 import Foundation
 import GRPCCore
+import IntentsKitTesting
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import MessagingProtos
@@ -24,7 +25,7 @@ struct OversizedMessageTests {
   static func call(port: Int, _ request: Intentmesh_V1_ResolveRequest) async throws -> RPCError? {
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-    return try await withGRPCClient(transport: transport) { grpc in
+    return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
       do {
         _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(request)
         return nil

@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import IntentsKitTesting
 import IntentsKit
 import Logging
 import Payments
@@ -75,7 +76,7 @@ struct PaymentsEndToEndTests {
             let request = Intentmesh_V1_HandleRequest.with {
               $0.context = Self.context; $0.intent = try! Self.payment("kill-\(index)")
             }
-            if (try? await client.handle(request)) != nil { answered.value.add(1, ordering: .relaxed) }
+            if (try? await client.confirmAndHandle(request)) != nil { answered.value.add(1, ordering: .relaxed) }
           }
         }
         // Kill the service once some payments are through and others are in flight.
@@ -100,7 +101,7 @@ struct PaymentsEndToEndTests {
       let client = Extension(wrapping: grpc)
       var replays = 0
       for index in 0..<count {
-        let answer = try await client.handle(
+        let answer = try await client.confirmAndHandle(
           .with {
             $0.context = Self.context; $0.intent = try Self.payment("kill-\(index)")
           })
@@ -140,6 +141,7 @@ struct PaymentsEndToEndTests {
       turn = try await client.interact(
         .with {
           $0.context = Self.context; $0.intent = turn.intent; $0.userConfirmed = true
+          $0.confirmationToken = turn.confirmationToken
         })
       #expect(turn.stage == .done)
       #expect(turn.response.codeName == "success")

@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import IntentsKitTesting
 import IntentsKit
 import Logging
 import Payments
@@ -34,7 +35,7 @@ struct ReplicasEndToEndTests {
         for index in 0..<count {
           for _ in 0..<2 {
             group.addTask {
-              let answer = try await client.handle(
+              let answer = try await client.confirmAndHandle(
                 .with {
                   $0.context = PaymentsEndToEndTests.context
                   $0.intent = try PaymentsEndToEndTests.payment("replica-\(index)", units: 10)

@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import IntentsKitTesting
 import RideBookingProtos
 import SwiftProtobuf
 import Testing
@@ -52,6 +53,7 @@ struct RideBookingEndToEndTests {
       turn = try await client.interact(
         .with {
           $0.context = Self.context; $0.intent = turn.intent; $0.userConfirmed = true
+          $0.confirmationToken = turn.confirmationToken
         })
       #expect(turn.stage == .done)
       let booked = try Intentmesh_Ridebooking_V1_RequestRideIntentResponse(unpackingAny: turn.response.payload)
@@ -62,7 +64,7 @@ struct RideBookingEndToEndTests {
       follow.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
       follow.arguments = [
         "follow", "INGetRideStatusIntent", "--app", "UnicornRides", "--gateway", "127.0.0.1:\(gateway.port)",
-        "--time-zone", "America/Los_Angeles",
+        "--time-zone", "America/Los_Angeles", "--data", TestIdentity.dataDirectory.path,
       ]
       let pipe = Pipe()
       follow.standardOutput = pipe
@@ -116,7 +118,7 @@ struct RideBookingEndToEndTests {
     let again = try await ServiceProcess(
       "ridebooking-service", arguments: arguments, environment: ["UNICORNRIDES_CLOCK_SPEED": "100000"])
     try await Loopback.withClient(port: again.port) { grpc in
-      let handled = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).handle(
+      let handled = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).confirmAndHandle(
         .with {
           $0.context = Self.context
           var intent = Self.status
@@ -129,7 +131,7 @@ struct RideBookingEndToEndTests {
       #expect(status.rideStatus.completionStatus.outcome == .completed)
       #expect(status.rideStatus.pickupLocation.name == "300 Post Street")
       #expect(status.rideStatus.rideOption.name == "Bicorn")
-      let feedback = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).handle(
+      let feedback = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).confirmAndHandle(
         .with {
           $0.context = Self.context
           $0.intent = try .with {

@@ -1,4 +1,5 @@
 import Foundation
+import IntentsKitTesting
 import Synchronization
 
 /// A built service executable running on a loopback port, for end-to-end tests over real sockets.
@@ -37,7 +38,9 @@ final class ServiceProcess: Sendable {
     }
     let process = Process()
     process.executableURL = url
-    process.arguments = arguments
+    // Every service under test checks tokens against the test identity's JWKS.
+    process.arguments =
+      executable == "intentmesh" || arguments.contains("--jwks") ? arguments : arguments + TestIdentity.serviceArguments
     if !environment.isEmpty {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRPCCore
+import IntentsKitTesting
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import Testing
@@ -42,7 +43,8 @@ struct UpCommandTests {
 
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-    let routes = try await withGRPCClient(transport: transport) { client in
+    let routes = try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) {
+      client in
       try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: client).listRoutes(.init())
     }
     #expect(routes.domains.map(\.appName).sorted() == ["UnicornChat", "UnicornNote", "UnicornPay", "UnicornRides"])

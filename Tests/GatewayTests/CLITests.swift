@@ -2,6 +2,7 @@ import IntentsKit
 import IntentMeshProtos
 import SwiftProtobuf
 import Foundation
+import IntentsKitTesting
 import Testing
 
 /// Drives the `intentmesh` executable over stdin and stdout against a gateway and UnicornChat.
@@ -25,7 +26,8 @@ struct CLITests {
   static func run(_ arguments: [String], answers: [String]) async throws -> (Int32, String) {
     let process = Process()
     process.executableURL = binary
-    process.arguments = arguments
+    // Signed in with the test identity, as `intentmesh up`'s data folder would sign.
+    process.arguments = arguments + ["--data", TestIdentity.dataDirectory.path]
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input

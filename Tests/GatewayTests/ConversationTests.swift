@@ -74,9 +74,12 @@ struct ConversationTests {
       #expect(
         turn.layout.sections.first?.view.root.stack.children.contains { $0.role == "bubble-outgoing-draft" } == true)
 
+      let yes = turn.confirmationToken
+      #expect(!yes.isEmpty)
       turn = try await client.interact(
         .with {
           $0.context = Harness.context; $0.intent = turn.intent; $0.userConfirmed = true; $0.display = display
+          $0.confirmationToken = yes
         })
       #expect(turn.stage == .done)
       #expect(turn.intent.identifier == identifier)
@@ -90,7 +93,7 @@ struct ConversationTests {
       // Sending the same turn again is a retry: exactly one message.
       let again = try await client.interact(
         .with {
-          $0.context = Harness.context; $0.intent = turn.intent; $0.userConfirmed = true
+          $0.context = Harness.context; $0.intent = turn.intent; $0.userConfirmed = true; $0.confirmationToken = yes
         })
       #expect(again.interaction.identifier == turn.interaction.identifier)
     }

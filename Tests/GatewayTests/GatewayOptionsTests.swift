@@ -7,7 +7,8 @@ struct GatewayOptionsTests {
   static func configuration(_ arguments: [String], environment: [String: String] = [:]) throws
     -> GatewayConfiguration
   {
-    try GatewayOptions.parse(["--domain", "127.0.0.1:50061"] + arguments).configuration(environment: environment)
+    try GatewayOptions.parse(["--domain", "127.0.0.1:50061", "--jwks", "jwks.json"] + arguments).configuration(
+      environment: environment)
   }
 
   @Test("event loops: one per core unless the flag or INTENTMESH_EVENT_LOOPS says; the flag wins; 0 is refused")

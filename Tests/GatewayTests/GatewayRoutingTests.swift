@@ -3,6 +3,7 @@ import Foundation
 import GRPCCore
 import Gateway
 import IntentMeshProtos
+import IntentsKitTesting
 import Messaging
 import MessagingProtos
 import SwiftProtobuf
@@ -67,7 +68,7 @@ struct GatewayRoutingTests {
       var locked = Harness.context
       locked.deviceLocked = true
       await expectStatus(.failedPrecondition, containing: ["INSendMessageIntent", "unlock"]) {
-        _ = try await harness.extensionClient.handle(
+        _ = try await harness.extensionClient.confirmAndHandle(
           .with {
             $0.context = locked; $0.intent = try Harness.intent("INSendMessageIntent", identifier: "x")
           })

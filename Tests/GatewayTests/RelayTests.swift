@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import Gateway
 import IntentMeshProtos
+import IntentsKitTesting
 import IntentsKit
 import SwiftProtobuf
 import Synchronization
@@ -86,7 +87,7 @@ struct RelayTests {
       for _ in 0..<8 {
         let transport = try HTTP2ClientTransport.Posix(
           target: .ipv4(address: "127.0.0.1", port: harness.port), transportSecurity: .plaintext)
-        try await withGRPCClient(transport: transport) { grpc in
+        try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
           let client = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
           var options = CallOptions.defaults
           options.timeout = .seconds(5)

@@ -1,6 +1,7 @@
 import GRPCCore
 import Gateway
 import IntentMeshProtos
+import IntentsKitTesting
 import NIOHPACK
 import SwiftProtobuf
 import Testing
@@ -15,6 +16,7 @@ struct RelayWireTests {
   static let requestHeaders = [
     (":method", "POST"), (":scheme", "http"), (":path", "/intentmesh.v1.IntentsExtension/Resolve"),
     (":authority", "localhost"), ("content-type", "application/grpc"), ("te", "trailers"),
+    ("authorization", "Bearer \(TestIdentity.token(for: "diana"))"),
   ]
 
   /// A gRPC-framed Resolve of INHornIntent.

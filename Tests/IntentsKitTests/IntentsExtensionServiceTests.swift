@@ -81,12 +81,12 @@ struct IntentsExtensionServiceTests {
           })
       }
       await expectStatus(.failedPrecondition, containing: "INSendMessageIntent is restricted while locked") {
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = TestDomain.context(locked: true); $0.intent = try TestDomain.intent(Intent(), identifier: "x")
           })
       }
-      await expectStatus(.unauthenticated, containing: "user_id") {
+      await expectStatus(.unauthenticated, containing: "authorization") {
         _ = try await client.resolve(.with { $0.intent = try TestDomain.intent(Intent()) })
       }
       await expectStatus(.invalidArgument, containing: "time zone") {
@@ -104,7 +104,7 @@ struct IntentsExtensionServiceTests {
           })
       }
       await expectStatus(.invalidArgument, containing: "needs intent.identifier") {
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = TestDomain.context(); $0.intent = try TestDomain.intent(Intent())
           })
@@ -207,7 +207,7 @@ struct IntentsExtensionServiceTests {
   func exactlyOnce() async throws {
     try await withDomain { client, store in
       let intent = try TestDomain.intent(.with { $0.content = "hello" }, identifier: "intent-1")
-      let first = try await client.handle(
+      let first = try await client.confirmAndHandle(
         .with {
           $0.context = TestDomain.context(); $0.intent = intent
         })
@@ -217,7 +217,7 @@ struct IntentsExtensionServiceTests {
       let typed = try Intentmesh_Messaging_V1_SendMessageIntentResponse(unpackingAny: first.response.payload)
       #expect(typed.sentMessage.identifier == "intent-1")
 
-      let second = try await client.handle(
+      let second = try await client.confirmAndHandle(
         .with {
           $0.context = TestDomain.context(); $0.intent = intent
         })
@@ -226,7 +226,7 @@ struct IntentsExtensionServiceTests {
       #expect(try await TestDomain.effectCount(store) == 1)
 
       // The same identifier for another user is another intent.
-      _ = try await client.handle(
+      _ = try await client.confirmAndHandle(
         .with {
           $0.context = TestDomain.context(user: "scott"); $0.intent = intent
         })
@@ -234,7 +234,7 @@ struct IntentsExtensionServiceTests {
 
       await expectStatus(.failedPrecondition, containing: "intent identifier intent-1 was already handled") {
         let changed = try TestDomain.intent(.with { $0.content = "something else" }, identifier: "intent-1")
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = TestDomain.context(); $0.intent = changed
           })
@@ -250,7 +250,7 @@ struct IntentsExtensionServiceTests {
       let replays = try await withThrowingTaskGroup(of: Bool.self) { group in
         for _ in 0..<20 {
           group.addTask {
-            try await client.handle(
+            try await client.confirmAndHandle(
               .with {
                 $0.context = TestDomain.context(); $0.intent = intent
               }
@@ -269,7 +269,7 @@ struct IntentsExtensionServiceTests {
     try await withDomain { client, store in
       await expectStatus(.internalError, containing: "request id") {
         let intent = try TestDomain.intent(.with { $0.content = "explode after write" }, identifier: "intent-2")
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = TestDomain.context(); $0.intent = intent
           })
@@ -277,7 +277,7 @@ struct IntentsExtensionServiceTests {
       #expect(try await TestDomain.effectCount(store) == 0)
       let retry = try TestDomain.intent(.with { $0.content = "explode after write" }, identifier: "intent-2")
       await expectStatus(.internalError, containing: "Handle failed") {
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = TestDomain.context(); $0.intent = retry
           })
@@ -290,7 +290,7 @@ struct IntentsExtensionServiceTests {
   func customActivity() async throws {
     try await withDomain { client, _ in
       let intent = try TestDomain.intent(.with { $0.content = "signed out" }, identifier: "intent-3")
-      let response = try await client.handle(
+      let response = try await client.confirmAndHandle(
         .with {
           $0.context = TestDomain.context(); $0.intent = intent
         })

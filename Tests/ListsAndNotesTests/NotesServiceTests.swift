@@ -72,7 +72,7 @@ struct NotesServiceTests {
         CreateTaskListIntent.with {
           $0.title = spoken("Party"); $0.taskTitles = [spoken("Balloons"), spoken("Cake")]
         }, identifier: "list-1")
-      let handled = try await client.handle(
+      let handled = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = list
         })
@@ -86,7 +86,7 @@ struct NotesServiceTests {
 
       let search = try Self.intent(
         "INSearchForNotebookItemsIntent", SearchForNotebookItemsIntent.with { $0.itemType = .taskList })
-      let found = try await client.handle(
+      let found = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = search
         })

@@ -82,7 +82,7 @@ struct MessagingServiceTests {
       #expect(confirm.response.codeName == "ready")
       #expect(confirm.interaction.intentHandlingStatus == .userConfirmationRequired)
 
-      let handled = try await client.handle(
+      let handled = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = round.resolvedIntent
         })
@@ -92,7 +92,7 @@ struct MessagingServiceTests {
       #expect(response.sentMessage.recipients.map(\.displayName) == ["Diana Ross"])
       #expect(response.sentMessage.content == "Great job on your presentation.")
 
-      let again = try await client.handle(
+      let again = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = round.resolvedIntent
         })
@@ -212,7 +212,7 @@ struct MessagingServiceTests {
           $0.context = Self.context; $0.intent = intent
         })
       #expect(resolved.resolutions[0].results[0].success.value.displayText == "contact")
-      let handled = try await client.handle(
+      let handled = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = resolved.resolvedIntent
         })

@@ -67,7 +67,7 @@ struct PaymentsServiceTests {
       var locked = Self.context
       locked.deviceLocked = true
       await #expect(throws: RPCError.self) {
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = locked; $0.intent = try Self.payment(85, identifier: "locked-1")
           })
@@ -81,20 +81,20 @@ struct PaymentsServiceTests {
     "Handle is idempotent per intent identifier: a retry replays and moves money once; other parameters are refused")
   func idempotent() async throws {
     try await domain.run { client, _, _, store in
-      let first = try await client.handle(
+      let first = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = try Self.payment(85, identifier: "pay-1")
         })
       #expect(first.response.codeName == "success")
       #expect(!first.replayed)
-      let retry = try await client.handle(
+      let retry = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = try Self.payment(85, identifier: "pay-1")
         })
       #expect(retry.replayed)
       #expect(retry.response.payload == first.response.payload)
       do {
-        _ = try await client.handle(
+        _ = try await client.confirmAndHandle(
           .with {
             $0.context = Self.context; $0.intent = try Self.payment(90, identifier: "pay-1")
           })
@@ -128,7 +128,7 @@ struct PaymentsServiceTests {
       let results = try await withThrowingTaskGroup(of: (String, String, Bool).self) { group in
         for intent in calls {
           group.addTask {
-            let answer = try await client.handle(
+            let answer = try await client.confirmAndHandle(
               .with {
                 $0.context = Self.context; $0.intent = intent
               })
@@ -196,7 +196,7 @@ struct PaymentsServiceTests {
       #expect(texts == ["Buttercup", "85.00 USD", "rainbow polish", "draft"])
 
       let search = try Self.intent("INSearchForAccountsIntent", SearchForAccountsIntent())
-      let handled = try await client.handle(
+      let handled = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = search
         })

@@ -65,7 +65,7 @@ struct RideServiceTests {
     try await Self.domain(clock).run { client, _, _, _ in
       let intent = try Self.intent(
         "INRequestRideIntent", RideFixture.bicornToTheForest, identifier: "view-ride-1")
-      let handled = try await client.handle(
+      let handled = try await client.confirmAndHandle(
         .with {
           $0.context = Self.context; $0.intent = intent
         })
@@ -123,15 +123,15 @@ struct RideServiceTests {
     let server = GRPCServer(
       transport: HTTP2ServerTransport.Posix(
         address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext),
-      services: prepared.services)
+      services: prepared.services, interceptors: try await TestIdentity.serverInterceptors())
     try await withThrowingDiscardingTaskGroup { group in
       group.addTask { try await server.serve() }
       let port = try #require(try await server.listeningAddress?.ipv4?.port)
       let transport = try HTTP2ClientTransport.Posix(
         target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
-      try await withGRPCClient(transport: transport) { grpc in
+      try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
         let client = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
-        let booked = try await client.handle(
+        let booked = try await client.confirmAndHandle(
           .with {
             $0.context = Self.context
             $0.intent = try Self.intent("INRequestRideIntent", RideFixture.bicornToTheForest, identifier: "socket-1")
@@ -161,7 +161,7 @@ struct RideServiceTests {
         #expect(clock.sleeperCount == 0)
 
         // A second ride; the client leaves after the first update.
-        let second = try await client.handle(
+        let second = try await client.confirmAndHandle(
           .with {
             $0.context = Self.context
             $0.intent = try Self.intent("INRequestRideIntent", RideFixture.bicornToTheForest, identifier: "socket-2")

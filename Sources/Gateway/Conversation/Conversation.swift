@@ -65,8 +65,11 @@ package struct Conversation: Sendable {
     }
     let mustAsk =
       declaration.requiresUserConfirmation || confirm.interaction.intentHandlingStatus == .userConfirmationRequired
-    if mustAsk, !request.userConfirmed {
+    // A yes without the token of the answer it was given to is no yes for this exact intent: ask.
+    let saidYes = request.userConfirmed && (confirm.confirmationToken.isEmpty || !request.confirmationToken.isEmpty)
+    if mustAsk, !saidYes {
       response.stage = .needsConfirmation
+      response.confirmationToken = confirm.confirmationToken
       response.prompt = Prompts.confirmation(for: declaration)
       response.response = confirm.response
       response.interaction = confirm.interaction
@@ -75,9 +78,11 @@ package struct Conversation: Sendable {
       return response
     }
 
+    // The token of the answer the user said yes to, not of this turn's Confirm: a changed intent
+    // needs a new yes.
     let handled = try await call.handle(
       .with {
-        $0.context = request.context; $0.intent = intent
+        $0.context = request.context; $0.intent = intent; $0.confirmationToken = request.confirmationToken
       })
     switch handled.interaction.intentHandlingStatus {
     case .success, .inProgress: response.stage = .done

@@ -12,7 +12,7 @@ struct ChatCommand: AsyncParsableCommand {
   @OptionGroup var options: IntentOptions
 
   func run() async throws {
-    try await GatewayClient.with(options.gateway) { gateway, _ in
+    try await GatewayClient.with(options.gateway, token: try options.bearerToken()) { gateway, _ in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
       let declaration = route.declaration
       var request = try Conversation.firstRequest(options, route: route)
@@ -60,6 +60,7 @@ struct ChatCommand: AsyncParsableCommand {
             return
           }
           request.userConfirmed = true
+          request.confirmationToken = turn.confirmationToken
         default:
           Terminal.say(Conversation.describe(turn, declaration: declaration))
           if turn.stage != .done { throw ExitCode(2) }

@@ -6,7 +6,6 @@ import IntentMeshProtos
 enum Conversation {
   static func context(_ options: IntentOptions) -> Intentmesh_V1_RequestContext {
     .with {
-      $0.userID = options.user
       $0.timeZone = options.timeZone
       $0.locale = "en-US"
       $0.deviceLocked = options.locked

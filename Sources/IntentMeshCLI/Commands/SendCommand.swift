@@ -14,13 +14,14 @@ struct SendCommand: AsyncParsableCommand {
   var yes = false
 
   func run() async throws {
-    try await GatewayClient.with(options.gateway) { gateway, _ in
+    try await GatewayClient.with(options.gateway, token: try options.bearerToken()) { gateway, _ in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
       var request = try Conversation.firstRequest(options, route: route)
       var turn = try await gateway.interact(request)
       if turn.stage == .needsConfirmation, yes {
         request.intent = turn.intent
         request.userConfirmed = true
+        request.confirmationToken = turn.confirmationToken
         turn = try await gateway.interact(request)
       }
       Terminal.say(Conversation.describe(turn, declaration: route.declaration))

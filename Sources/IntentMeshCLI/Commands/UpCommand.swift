@@ -31,6 +31,9 @@ struct UpCommand: AsyncParsableCommand {
     let dataURL = URL(fileURLWithPath: data)
     let logs = dataURL.appendingPathComponent("logs")
     try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+    // The local identity provider: its JWKS is what every service checks tokens against.
+    _ = try LocalIdentity.issuer(data: data)
+    let jwks = ["--jwks", LocalIdentity.jwksPath(data: data)]
     let (signals, sources) = Self.terminationSignals()
     defer { sources.forEach { $0.cancel() } }
     var children: [(ChildProcess, String)] = []
@@ -42,7 +45,7 @@ struct UpCommand: AsyncParsableCommand {
           arguments: [
             "--host", host, "--port", String(port == 0 ? 0 : port + domain.offset),
             "--database", dataURL.appendingPathComponent(domain.database).path,
-          ],
+          ] + jwks,
           log: logs.appendingPathComponent("\(domain.product).log"))
         children.append((child, domain.product))
         domainAddresses.append(try await child.waitUntilServing())
@@ -50,7 +53,7 @@ struct UpCommand: AsyncParsableCommand {
       let gateway = try ChildProcess(
         name: "gateway", executable: bin.appendingPathComponent("gateway"),
         arguments: ["--host", host, "--port", String(port), "--refresh-seconds", "5"]
-          + domainAddresses.flatMap { ["--domain", $0] },
+          + domainAddresses.flatMap { ["--domain", $0] } + jwks,
         log: logs.appendingPathComponent("gateway.log"))
       children.append((gateway, "gateway"))
       let gatewayAddress = try await gateway.waitUntilServing()
@@ -60,6 +63,7 @@ struct UpCommand: AsyncParsableCommand {
         Terminal.say("  \(name.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
       }
       Terminal.say("  data and logs       \(dataURL.path)")
+      Terminal.say("  token signing key   \(LocalIdentity.directory(data: data).path) (`intentmesh token --user NAME`)")
       Terminal.say("Ctrl-C stops everything.")
     } catch {
       await Self.stopAll(children)

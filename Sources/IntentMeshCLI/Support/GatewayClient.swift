@@ -9,7 +9,7 @@ enum GatewayClient {
   typealias Transport = HTTP2ClientTransport.Posix
 
   static func with<T: Sendable>(
-    _ address: String,
+    _ address: String, token: String? = nil,
     _ body: (Intentmesh_Gateway_V1_Gateway.Client<Transport>, Intentmesh_V1_IntentsExtension.Client<Transport>)
       async throws -> T
   ) async throws -> T {
@@ -20,7 +20,8 @@ enum GatewayClient {
     let config = HTTP2ClientTransport.Posix.Config.defaults
     let transport = try HTTP2ClientTransport.Posix(
       target: .dns(host: String(parts[0]), port: port), transportSecurity: .plaintext, config: config)
-    return try await withGRPCClient(transport: transport) { client in
+    let interceptors: [any ClientInterceptor] = token.map { [BearerTokenInterceptor(token: $0)] } ?? []
+    return try await withGRPCClient(transport: transport, interceptors: interceptors) { client in
       try await body(.init(wrapping: client), .init(wrapping: client))
     }
   }

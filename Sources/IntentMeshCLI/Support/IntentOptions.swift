@@ -2,6 +2,7 @@ import Foundation
 import IntentMeshProtos
 import SwiftProtobuf
 import ArgumentParser
+import ServiceKit
 
 /// The options every intent command shares.
 struct IntentOptions: ParsableArguments {
@@ -17,8 +18,21 @@ struct IntentOptions: ParsableArguments {
   @Option(help: "The gateway's host:port.")
   var gateway: String = "127.0.0.1:50060"
 
-  @Option(help: "The user the intent acts for.")
+  @Option(help: "The user the intent acts for: a token for them is signed with the local identity in --data.")
   var user: String = "diana"
+
+  @Option(help: "The data folder of `intentmesh up`, whose identity signs the token.")
+  var data: String = "data"
+
+  @Option(help: "A bearer token to send instead (env INTENTMESH_TOKEN), e.g. from your identity provider.")
+  var token: String?
+
+  /// The bearer token of the calls: --token, INTENTMESH_TOKEN, or one signed for --user now.
+  func bearerToken() throws -> String {
+    if let token, !token.isEmpty { return token }
+    if let token = ProcessInfo.processInfo.environment["INTENTMESH_TOKEN"], !token.isEmpty { return token }
+    return try LocalIdentity.issuer(data: data).token(subject: user, ttl: .seconds(3600))
+  }
 
   @Option(help: "The user's IANA time zone.")
   var timeZone: String = "Europe/Zurich"

@@ -11,10 +11,12 @@ internal import ServiceKit
 package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProtocol {
   let scope: RequestScope
   let store: any IntentStore
+  let confirmations: ConfirmationTokens
 
-  package init(scope: RequestScope, store: any IntentStore) {
+  package init(scope: RequestScope, store: any IntentStore, confirmations: ConfirmationTokens) {
     self.scope = scope
     self.store = store
+    self.confirmations = confirmations
   }
 
   package func describe(
@@ -53,8 +55,19 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       return .with {
         $0.response = built.response
         $0.interaction = built.interaction
+        if registration.requiresUserConfirmation, status == .userConfirmationRequired {
+          $0.confirmationToken = confirmations.issue(
+            for: binding(request.intent, user: intentContext.userID), now: intentContext.now)
+        }
       }
     }
+  }
+
+  /// What a confirmation token of `intent` for `user` is bound to: the exact payload bytes.
+  private func binding(_ intent: Intentmesh_V1_Intent, user: String) -> ConfirmationTokens.Binding {
+    ConfirmationTokens.Binding(
+      userID: user, intentClass: intent.intentClass, identifier: intent.identifier,
+      payloadTypeURL: intent.payload.typeURL, payload: intent.payload.value)
   }
 
   package func handle(
@@ -66,6 +79,17 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
         request.context, intentClass: intent.intentClass, identifier: intent.identifier)
       let payload = payload(of: intent)
       _ = try registration.decodeIntent(payload)
+      if registration.handleHasEffects, intent.identifier.isEmpty {
+        throw IntentMeshError.invalidArgument(
+          "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once"
+        )
+      }
+      if registration.requiresUserConfirmation,
+        let problem = confirmations.problem(
+          with: request.confirmationToken, for: binding(intent, user: intentContext.userID), now: intentContext.now)
+      {
+        throw IntentMeshError.confirmationRequired(problem)
+      }
       let respond: @Sendable (HandlerAnswer) -> Intentmesh_V1_HandleResponse = { answer in
         let built = InteractionBuilder.build(
           intent: intent, answer: answer, status: answer.status, date: intentContext.now)
@@ -76,11 +100,6 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       }
       guard registration.handleHasEffects else {
         return respond(try await store.read { try await registration.handle(payload, intentContext, $0) })
-      }
-      guard !intent.identifier.isEmpty else {
-        throw IntentMeshError.invalidArgument(
-          "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once"
-        )
       }
       let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).serializedBytes()
       return try await store.write { database in

@@ -55,6 +55,10 @@ package struct DomainService: Sendable {
       definition: definition, store: store, manifestDirectory: manifestDirectory, now: now, logger: logger)
     let board = prepared.board
     let manifest = prepared.manifest
+    guard let authentication = configuration.authentication else {
+      throw KeySetError.unreadable("no JWKS configured: pass --jwks (env INTENTMESH_JWKS)")
+    }
+    let verifier = try await authentication.makeVerifier(logger: logger)
     let transport = ServiceTransport.http2(
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes)
     let metrics = RPCMetrics()
@@ -63,7 +67,7 @@ package struct DomainService: Sendable {
       transport: transport,
       services: prepared.services + [reflection],
       interceptors: [
-        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(),
+        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), AuthenticationInterceptor(verifier: verifier),
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )
@@ -72,6 +76,7 @@ package struct DomainService: Sendable {
     ) { try await server.listeningEndpoint }
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: GRPCServerService(server: server)), .init(service: readiness),
+      .init(service: KeySetRefresher(verifier: verifier, interval: authentication.refreshInterval)),
     ]
     if let metricsPort = configuration.metricsPort {
       services.append(

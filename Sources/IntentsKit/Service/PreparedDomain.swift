@@ -34,9 +34,11 @@ package struct PreparedDomain: Sendable {
       directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes)
     let board = HealthStatusBoard()
     let scope = RequestScope(registry: registry, manifest: manifest, now: now, logger: logger)
+    let confirmationKey = try await store.write { try await ConfirmationKey.loadOrCreate(in: $0) }
     return PreparedDomain(
       manifest: manifest, registry: registry, board: board,
-      extensionService: IntentsExtensionService(scope: scope, store: store),
+      extensionService: IntentsExtensionService(
+        scope: scope, store: store, confirmations: ConfirmationTokens(key: confirmationKey)),
       healthService: HealthService(board: board))
   }
 }

@@ -2,6 +2,7 @@ internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import Foundation
 package import Logging
+package import ServiceKit
 
 /// How a domain service runs. Defaults suit one machine; every value can come from the environment
 /// (`INTENTMESH_*`) or a flag (see `ServiceOptions`), read in one place and injected everywhere else.
@@ -19,6 +20,8 @@ package struct ServiceConfiguration: Sendable {
   package var logLevel: Logger.Level
   /// The largest request message accepted; larger ones get RESOURCE_EXHAUSTED.
   package var maxRequestMessageBytes: Int
+  /// How bearer tokens are checked; a service does not start without it.
+  package var authentication: AuthenticationConfiguration?
 
   package init(
     host: String = "127.0.0.1",
@@ -27,8 +30,10 @@ package struct ServiceConfiguration: Sendable {
     metricsPort: Int? = nil,
     manifestDirectory: URL? = nil,
     logLevel: Logger.Level = .info,
-    maxRequestMessageBytes: Int = 4 * 1024 * 1024
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024,
+    authentication: AuthenticationConfiguration? = nil
   ) {
+    self.authentication = authentication
     self.host = host
     self.port = port
     self.database = database

@@ -3,6 +3,7 @@ internal import SwiftProtobuf
 package import ArgumentParser
 internal import Foundation
 internal import Logging
+package import ServiceKit
 
 /// The command line of every domain service. A flag wins over its environment variable, which wins
 /// over the default.
@@ -39,6 +40,9 @@ package struct ServiceOptions: ParsableArguments {
       "Ask the service on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
   )
   package var healthCheck = false
+
+  @OptionGroup(title: "Bearer tokens (every call but Describe and health carries one)")
+  package var authentication: AuthenticationOptions
 
   package init() {}
 
@@ -77,7 +81,11 @@ package struct ServiceOptions: ParsableArguments {
       metricsPort: metrics < 0 ? nil : metrics,
       manifestDirectory: value(manifest, "INTENTMESH_MANIFEST_DIR").map { URL(fileURLWithPath: $0) },
       logLevel: level,
-      maxRequestMessageBytes: maxBytes
+      maxRequestMessageBytes: maxBytes,
+      // A health probe checks no token: it needs none of the keys.
+      authentication: healthCheck
+        ? try? authentication.configuration(environment: environment)
+        : try authentication.configuration(environment: environment)
     )
   }
 }

@@ -75,6 +75,16 @@ package enum SchemaMigrator {
         )
         """
       ]),
+    SchemaMigration(
+      id: "intentmesh-3-secrets",
+      statements: [
+        """
+        CREATE TABLE intentmesh_secrets (
+          name TEXT PRIMARY KEY,
+          value TEXT NOT NULL
+        )
+        """
+      ]),
   ]
 }
 

@@ -18,6 +18,9 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
   case permissionDenied(String)
   /// The request has no user (UNAUTHENTICATED).
   case unauthenticated(String)
+  /// Handle of an intent that needs the user's yes came without a valid confirmation token for exactly
+  /// that intent (FAILED_PRECONDITION).
+  case confirmationRequired(String)
   /// The intent has no live updates (UNIMPLEMENTED).
   case liveUpdatesUnsupported(intentClass: String)
   /// A handler broke the SiriKit contract, e.g. too few array results (INTERNAL).
@@ -27,7 +30,7 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
     switch self {
     case .unknownIntentClass: .notFound
     case .invalidPayload, .invalidArgument: .invalidArgument
-    case .restrictedWhileLocked, .identifierReused: .failedPrecondition
+    case .restrictedWhileLocked, .identifierReused, .confirmationRequired: .failedPrecondition
     case .permissionDenied: .permissionDenied
     case .unauthenticated: .unauthenticated
     case .liveUpdatesUnsupported: .unimplemented
@@ -42,7 +45,7 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
         ? "intent.intent_class is empty; name a class such as INSendMessageIntent"
         : "no handler for intent class \(name) in this service"
     case .invalidPayload(let message), .invalidArgument(let message), .permissionDenied(let message),
-      .unauthenticated(let message), .handlerContract(let message):
+      .unauthenticated(let message), .handlerContract(let message), .confirmationRequired(let message):
       message
     case .restrictedWhileLocked(let intentClass):
       "\(intentClass) is restricted while locked: the user must unlock the device first"
@@ -64,6 +67,7 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
     case .identifierReused: "INTENT_IDENTIFIER_REUSED"
     case .permissionDenied: "PERMISSION_DENIED"
     case .unauthenticated: "NO_USER"
+    case .confirmationRequired: "CONFIRMATION_REQUIRED"
     case .liveUpdatesUnsupported: "NO_LIVE_UPDATES"
     case .handlerContract: "HANDLER_CONTRACT"
     }

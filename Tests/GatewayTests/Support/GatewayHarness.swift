@@ -87,7 +87,8 @@ struct GatewayHarness {
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: relayPort), transportSecurity: .plaintext)
     do {
-      let result = try await withGRPCClient(transport: transport) { client in
+      let result = try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) {
+        client in
         try await body(
           GatewayHarness(
             extensionClient: .init(wrapping: client), gatewayClient: .init(wrapping: client), directory: directory,

@@ -4,6 +4,7 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentsKit
+import IntentsKitTesting
 import ServiceKit
 
 /// A gRPC server on a loopback port inside the test process, that a test can stop and start again
@@ -17,7 +18,8 @@ final class SocketServer: Sendable {
     let config = HTTP2ServerTransport.Posix.Config.defaults
     let transport = HTTP2ServerTransport.Posix(
       address: .ipv4(host: "127.0.0.1", port: port), transportSecurity: .plaintext, config: config)
-    let server = GRPCServer(transport: transport, services: services, interceptors: [RequestIDInterceptor()])
+    let server = GRPCServer(
+      transport: transport, services: services, interceptors: try await TestIdentity.serverInterceptors())
     let task = Task { try await server.serve() }
     guard let address = try await server.listeningAddress, let ipv4 = address.ipv4 else {
       task.cancel()

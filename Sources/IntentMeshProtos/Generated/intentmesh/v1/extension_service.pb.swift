@@ -168,6 +168,11 @@ package nonisolated struct Intentmesh_V1_ConfirmResponse: Sendable {
   /// Clears the value of `interaction`. Subsequent reads from it will return its default value.
   package mutating func clearInteraction() {self._interaction = nil}
 
+  /// Set when the intent needs the user's yes (USER_CONFIRMATION_REQUIRED): pass it to Handle once
+  /// the user agrees. Bound to the caller, the intent class, its identifier and the exact payload
+  /// bytes; expires after five minutes. Opaque: do not parse it.
+  package var confirmationToken: String = String()
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
@@ -198,6 +203,10 @@ package nonisolated struct Intentmesh_V1_HandleRequest: Sendable {
   package var hasIntent: Bool {self._intent != nil}
   /// Clears the value of `intent`. Subsequent reads from it will return its default value.
   package mutating func clearIntent() {self._intent = nil}
+
+  /// Confirm's confirmation_token for exactly this intent; required when the intent needs the user's
+  /// yes (FAILED_PRECONDITION "confirm first" without it, and no effect).
+  package var confirmationToken: String = String()
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -534,7 +543,7 @@ nonisolated extension Intentmesh_V1_ConfirmRequest: SwiftProtobuf.Message, Swift
 
 nonisolated extension Intentmesh_V1_ConfirmResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ConfirmResponse"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}response\0\u{1}interaction\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}response\0\u{1}interaction\0\u{3}confirmation_token\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -544,6 +553,7 @@ nonisolated extension Intentmesh_V1_ConfirmResponse: SwiftProtobuf.Message, Swif
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._response) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._interaction) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.confirmationToken) }()
       default: break
       }
     }
@@ -560,12 +570,16 @@ nonisolated extension Intentmesh_V1_ConfirmResponse: SwiftProtobuf.Message, Swif
     try { if let v = self._interaction {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.confirmationToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.confirmationToken, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   package static func ==(lhs: Intentmesh_V1_ConfirmResponse, rhs: Intentmesh_V1_ConfirmResponse) -> Bool {
     if lhs._response != rhs._response {return false}
     if lhs._interaction != rhs._interaction {return false}
+    if lhs.confirmationToken != rhs.confirmationToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -573,7 +587,7 @@ nonisolated extension Intentmesh_V1_ConfirmResponse: SwiftProtobuf.Message, Swif
 
 nonisolated extension Intentmesh_V1_HandleRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".HandleRequest"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}intent\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}intent\0\u{3}confirmation_token\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -583,6 +597,7 @@ nonisolated extension Intentmesh_V1_HandleRequest: SwiftProtobuf.Message, SwiftP
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularMessageField(value: &self._context) }()
       case 2: try { try decoder.decodeSingularMessageField(value: &self._intent) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.confirmationToken) }()
       default: break
       }
     }
@@ -599,12 +614,16 @@ nonisolated extension Intentmesh_V1_HandleRequest: SwiftProtobuf.Message, SwiftP
     try { if let v = self._intent {
       try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
     } }()
+    if !self.confirmationToken.isEmpty {
+      try visitor.visitSingularStringField(value: self.confirmationToken, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   package static func ==(lhs: Intentmesh_V1_HandleRequest, rhs: Intentmesh_V1_HandleRequest) -> Bool {
     if lhs._context != rhs._context {return false}
     if lhs._intent != rhs._intent {return false}
+    if lhs.confirmationToken != rhs.confirmationToken {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

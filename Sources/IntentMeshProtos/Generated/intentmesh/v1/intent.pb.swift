@@ -60,7 +60,11 @@ package nonisolated struct Intentmesh_V1_RequestContext: Sendable {
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  /// The user the request acts for. Services read it through one function of the runtime.
+  /// Deprecated: the user a request acts for is the subject (sub) of its bearer token
+  /// (authorization: Bearer <JWT>). Leave it empty; when set, it must equal the token's subject, or
+  /// the call fails with PERMISSION_DENIED.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   package var userID: String = String()
 
   /// BCP 47 locale, e.g. "en-US".

@@ -60,54 +60,65 @@ package nonisolated struct Intentmesh_Gateway_V1_Display: Sendable {
   fileprivate var _maximumSize: Intentmesh_V1_Size? = nil
 }
 
-package nonisolated struct Intentmesh_Gateway_V1_InteractRequest: Sendable {
+package nonisolated struct Intentmesh_Gateway_V1_InteractRequest: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   package var context: Intentmesh_V1_RequestContext {
-    get {_context ?? Intentmesh_V1_RequestContext()}
-    set {_context = newValue}
+    get {_storage._context ?? Intentmesh_V1_RequestContext()}
+    set {_uniqueStorage()._context = newValue}
   }
   /// Returns true if `context` has been explicitly set.
-  package var hasContext: Bool {self._context != nil}
+  package var hasContext: Bool {_storage._context != nil}
   /// Clears the value of `context`. Subsequent reads from it will return its default value.
-  package mutating func clearContext() {self._context = nil}
+  package mutating func clearContext() {_uniqueStorage()._context = nil}
 
   /// The intent as the user has given it so far; the identifier makes Handle exactly-once (the
   /// gateway makes one when it is empty and returns it in the response).
   package var intent: Intentmesh_V1_Intent {
-    get {_intent ?? Intentmesh_V1_Intent()}
-    set {_intent = newValue}
+    get {_storage._intent ?? Intentmesh_V1_Intent()}
+    set {_uniqueStorage()._intent = newValue}
   }
   /// Returns true if `intent` has been explicitly set.
-  package var hasIntent: Bool {self._intent != nil}
+  package var hasIntent: Bool {_storage._intent != nil}
   /// Clears the value of `intent`. Subsequent reads from it will return its default value.
-  package mutating func clearIntent() {self._intent = nil}
+  package mutating func clearIntent() {_uniqueStorage()._intent = nil}
 
   /// The user said yes to the confirmation prompt ("Ready to send it?").
-  package var userConfirmed: Bool = false
+  package var userConfirmed: Bool {
+    get {_storage._userConfirmed}
+    set {_uniqueStorage()._userConfirmed = newValue}
+  }
 
   /// Parameters whose guessed value (confirmation_required) the user said yes to.
-  package var confirmedParameters: [String] = []
+  package var confirmedParameters: [String] {
+    get {_storage._confirmedParameters}
+    set {_uniqueStorage()._confirmedParameters = newValue}
+  }
 
   /// How to lay out confirmations and results; empty means the Siri snippet.
   package var display: Intentmesh_Gateway_V1_Display {
-    get {_display ?? Intentmesh_Gateway_V1_Display()}
-    set {_display = newValue}
+    get {_storage._display ?? Intentmesh_Gateway_V1_Display()}
+    set {_uniqueStorage()._display = newValue}
   }
   /// Returns true if `display` has been explicitly set.
-  package var hasDisplay: Bool {self._display != nil}
+  package var hasDisplay: Bool {_storage._display != nil}
   /// Clears the value of `display`. Subsequent reads from it will return its default value.
-  package mutating func clearDisplay() {self._display = nil}
+  package mutating func clearDisplay() {_uniqueStorage()._display = nil}
+
+  /// The confirmation_token of the NEEDS_CONFIRMATION answer the user said yes to; Handle of an
+  /// intent that needs the user's yes fails with FAILED_PRECONDITION without it.
+  package var confirmationToken: String {
+    get {_storage._confirmationToken}
+    set {_uniqueStorage()._confirmationToken = newValue}
+  }
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
 
-  fileprivate var _context: Intentmesh_V1_RequestContext? = nil
-  fileprivate var _intent: Intentmesh_V1_Intent? = nil
-  fileprivate var _display: Intentmesh_Gateway_V1_Display? = nil
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Sendable {
@@ -196,6 +207,13 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
   package var resolutions: [Intentmesh_V1_ParameterResolution] {
     get {_storage._resolutions}
     set {_uniqueStorage()._resolutions = newValue}
+  }
+
+  /// At NEEDS_CONFIRMATION, for intents that need the user's yes: send it back with user_confirmed
+  /// in the next turn. It is bound to this user and this exact intent and expires in minutes.
+  package var confirmationToken: String {
+    get {_storage._confirmationToken}
+    set {_uniqueStorage()._confirmationToken = newValue}
   }
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -541,53 +559,104 @@ nonisolated extension Intentmesh_Gateway_V1_Display: SwiftProtobuf.Message, Swif
 
 nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".InteractRequest"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}intent\0\u{3}user_confirmed\0\u{3}confirmed_parameters\0\u{1}display\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}intent\0\u{3}user_confirmed\0\u{3}confirmed_parameters\0\u{1}display\0\u{3}confirmation_token\0")
+
+  fileprivate class _StorageClass {
+    var _context: Intentmesh_V1_RequestContext? = nil
+    var _intent: Intentmesh_V1_Intent? = nil
+    var _userConfirmed: Bool = false
+    var _confirmedParameters: [String] = []
+    var _display: Intentmesh_Gateway_V1_Display? = nil
+    var _confirmationToken: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _context = source._context
+      _intent = source._intent
+      _userConfirmed = source._userConfirmed
+      _confirmedParameters = source._confirmedParameters
+      _display = source._display
+      _confirmationToken = source._confirmationToken
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularMessageField(value: &self._context) }()
-      case 2: try { try decoder.decodeSingularMessageField(value: &self._intent) }()
-      case 3: try { try decoder.decodeSingularBoolField(value: &self.userConfirmed) }()
-      case 4: try { try decoder.decodeRepeatedStringField(value: &self.confirmedParameters) }()
-      case 5: try { try decoder.decodeSingularMessageField(value: &self._display) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularMessageField(value: &_storage._context) }()
+        case 2: try { try decoder.decodeSingularMessageField(value: &_storage._intent) }()
+        case 3: try { try decoder.decodeSingularBoolField(value: &_storage._userConfirmed) }()
+        case 4: try { try decoder.decodeRepeatedStringField(value: &_storage._confirmedParameters) }()
+        case 5: try { try decoder.decodeSingularMessageField(value: &_storage._display) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._confirmationToken) }()
+        default: break
+        }
       }
     }
   }
 
   package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    // The use of inline closures is to circumvent an issue where the compiler
-    // allocates stack space for every if/case branch local when no optimizations
-    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
-    // https://github.com/apple/swift-protobuf/issues/1182
-    try { if let v = self._context {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
-    } }()
-    try { if let v = self._intent {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
-    } }()
-    if self.userConfirmed != false {
-      try visitor.visitSingularBoolField(value: self.userConfirmed, fieldNumber: 3)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
+      try { if let v = _storage._context {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+      } }()
+      try { if let v = _storage._intent {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 2)
+      } }()
+      if _storage._userConfirmed != false {
+        try visitor.visitSingularBoolField(value: _storage._userConfirmed, fieldNumber: 3)
+      }
+      if !_storage._confirmedParameters.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._confirmedParameters, fieldNumber: 4)
+      }
+      try { if let v = _storage._display {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
+      } }()
+      if !_storage._confirmationToken.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._confirmationToken, fieldNumber: 6)
+      }
     }
-    if !self.confirmedParameters.isEmpty {
-      try visitor.visitRepeatedStringField(value: self.confirmedParameters, fieldNumber: 4)
-    }
-    try { if let v = self._display {
-      try visitor.visitSingularMessageField(value: v, fieldNumber: 5)
-    } }()
     try unknownFields.traverse(visitor: &visitor)
   }
 
   package static func ==(lhs: Intentmesh_Gateway_V1_InteractRequest, rhs: Intentmesh_Gateway_V1_InteractRequest) -> Bool {
-    if lhs._context != rhs._context {return false}
-    if lhs._intent != rhs._intent {return false}
-    if lhs.userConfirmed != rhs.userConfirmed {return false}
-    if lhs.confirmedParameters != rhs.confirmedParameters {return false}
-    if lhs._display != rhs._display {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._context != rhs_storage._context {return false}
+        if _storage._intent != rhs_storage._intent {return false}
+        if _storage._userConfirmed != rhs_storage._userConfirmed {return false}
+        if _storage._confirmedParameters != rhs_storage._confirmedParameters {return false}
+        if _storage._display != rhs_storage._display {return false}
+        if _storage._confirmationToken != rhs_storage._confirmationToken {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -595,7 +664,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
 
 nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".InteractResponse"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}intent\0\u{3}app_name\0\u{1}parameter\0\u{3}element_index\0\u{1}result\0\u{1}prompt\0\u{1}response\0\u{1}interaction\0\u{1}layout\0\u{1}resolutions\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}intent\0\u{3}app_name\0\u{1}parameter\0\u{3}element_index\0\u{1}result\0\u{1}prompt\0\u{1}response\0\u{1}interaction\0\u{1}layout\0\u{1}resolutions\0\u{3}confirmation_token\0")
 
   fileprivate class _StorageClass {
     var _stage: Intentmesh_Gateway_V1_InteractResponse.Stage = .unspecified
@@ -609,6 +678,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
     var _interaction: Intentmesh_V1_Interaction? = nil
     var _layout: Intentmesh_Gateway_V1_InteractionLayout? = nil
     var _resolutions: [Intentmesh_V1_ParameterResolution] = []
+    var _confirmationToken: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -630,6 +700,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
       _interaction = source._interaction
       _layout = source._layout
       _resolutions = source._resolutions
+      _confirmationToken = source._confirmationToken
     }
   }
 
@@ -659,6 +730,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
         case 9: try { try decoder.decodeSingularMessageField(value: &_storage._interaction) }()
         case 10: try { try decoder.decodeSingularMessageField(value: &_storage._layout) }()
         case 11: try { try decoder.decodeRepeatedMessageField(value: &_storage._resolutions) }()
+        case 12: try { try decoder.decodeSingularStringField(value: &_storage._confirmationToken) }()
         default: break
         }
       }
@@ -704,6 +776,9 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
       if !_storage._resolutions.isEmpty {
         try visitor.visitRepeatedMessageField(value: _storage._resolutions, fieldNumber: 11)
       }
+      if !_storage._confirmationToken.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._confirmationToken, fieldNumber: 12)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -724,6 +799,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
         if _storage._interaction != rhs_storage._interaction {return false}
         if _storage._layout != rhs_storage._layout {return false}
         if _storage._resolutions != rhs_storage._resolutions {return false}
+        if _storage._confirmationToken != rhs_storage._confirmationToken {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -1,0 +1,97 @@
+package import Foundation
+package import Crypto
+
+/// The proof that the user was asked: a MAC over the user, the intent class, its identifier and the
+/// exact payload bytes, with a short expiry, made by Confirm and required by Handle for every intent
+/// whose handler needs the user's yes. Only the domain holds the key (`ConfirmationKey`); a changed
+/// amount, another user or another intent is a different MAC.
+package struct ConfirmationTokens: Sendable {
+  package static let version: UInt8 = 1
+  /// How long the user has to say yes.
+  package static let lifetime: TimeInterval = 300
+
+  let key: SymmetricKey
+
+  package init(key: SymmetricKey) {
+    self.key = key
+  }
+
+  /// What a token is bound to.
+  package struct Binding: Sendable, Equatable {
+    package var userID: String
+    package var intentClass: String
+    package var identifier: String
+    package var payloadTypeURL: String
+    package var payload: Data
+
+    package init(userID: String, intentClass: String, identifier: String, payloadTypeURL: String, payload: Data) {
+      self.userID = userID
+      self.intentClass = intentClass
+      self.identifier = identifier
+      self.payloadTypeURL = payloadTypeURL
+      self.payload = payload
+    }
+  }
+
+  /// A token for `binding`, valid until `now + lifetime`.
+  package func issue(for binding: Binding, now: Date) -> String {
+    let expires = UInt64((now.timeIntervalSince1970 + Self.lifetime) * 1000)
+    var token = Data([Self.version])
+    withUnsafeBytes(of: expires.bigEndian) { token.append(contentsOf: $0) }
+    token.append(mac(binding, expires: expires))
+    return Self.base64URL(token)
+  }
+
+  /// Why `token` does not confirm `binding` at `now`, or nil when it does.
+  package func problem(with token: String, for binding: Binding, now: Date) -> String? {
+    guard !token.isEmpty else {
+      return
+        "confirm first: \(binding.intentClass) needs the user's yes; call Confirm and pass its confirmation_token to Handle"
+    }
+    guard let bytes = Self.base64URLDecoded(token), bytes.count == 1 + 8 + 32, bytes.first == Self.version else {
+      return "confirm first: the confirmation_token is not one this service issued"
+    }
+    let expires = bytes.dropFirst().prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+    guard
+      HMAC<SHA256>.isValidAuthenticationCode(
+        bytes.suffix(32), authenticating: message(binding, expires: expires), using: key)
+    else {
+      return
+        "confirm first: the confirmation_token was issued for another user or another intent (a changed value needs a new confirmation)"
+    }
+    guard Double(expires) / 1000 >= now.timeIntervalSince1970 else {
+      return "confirm first: the confirmation_token expired; confirm again"
+    }
+    return nil
+  }
+
+  private func mac(_ binding: Binding, expires: UInt64) -> Data {
+    Data(HMAC<SHA256>.authenticationCode(for: message(binding, expires: expires), using: key))
+  }
+
+  /// Length-prefixed fields, so that no two bindings share bytes.
+  private func message(_ binding: Binding, expires: UInt64) -> Data {
+    var data = Data("intentmesh-confirmation-v1".utf8)
+    for field in [
+      Data(binding.userID.utf8), Data(binding.intentClass.utf8), Data(binding.identifier.utf8),
+      Data(binding.payloadTypeURL.utf8), binding.payload,
+    ] {
+      withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
+      data.append(field)
+    }
+    withUnsafeBytes(of: expires.bigEndian) { data.append(contentsOf: $0) }
+    return data
+  }
+
+  static func base64URL(_ data: Data) -> String {
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+  }
+
+  static func base64URLDecoded(_ text: String) -> Data? {
+    var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    guard !standard.contains("=") else { return nil }
+    standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+    return Data(base64Encoded: standard)
+  }
+}

@@ -1,0 +1,48 @@
+package import GRPCCore
+
+/// Verifies every call's bearer token before any handler or store is touched, and makes the caller
+/// visible to the handler (and to a streaming response) as `VerifiedCaller.current`. Describe, health,
+/// reflection and the gateway's route list stay open: they say what a service is, not whose data.
+package struct AuthenticationInterceptor: ServerInterceptor {
+  package let verifier: TokenVerifier
+
+  package static let openServices: Set<String> = [
+    "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
+  ]
+  package static let openMethods: Set<String> = [
+    "intentmesh.v1.IntentsExtension/Describe", "intentmesh.gateway.v1.Gateway/ListRoutes",
+  ]
+
+  package init(verifier: TokenVerifier) {
+    self.verifier = verifier
+  }
+
+  /// Whether calls of `method` need no token.
+  package static func isOpen(_ method: MethodDescriptor) -> Bool {
+    openServices.contains(method.service.fullyQualifiedService) || openMethods.contains(method.fullyQualifiedMethod)
+  }
+
+  package func intercept<Input: Sendable, Output: Sendable>(
+    request: StreamingServerRequest<Input>,
+    context: ServerContext,
+    next: @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+  ) async throws -> StreamingServerResponse<Output> {
+    if Self.isOpen(context.descriptor) { return try await next(request, context) }
+    let caller: VerifiedCaller
+    do {
+      caller = try await verifier.verify(try BearerCredential.token(in: request.metadata))
+    } catch {
+      return StreamingServerResponse(
+        error: RPCError(code: error.rpcErrorCode, message: error.rpcErrorMessage, metadata: error.rpcErrorMetadata))
+    }
+    var response = try await VerifiedCaller.$current.withValue(caller) { try await next(request, context) }
+    if case .success(var contents) = response.accepted {
+      let producer = contents.producer
+      contents.producer = { writer in
+        try await VerifiedCaller.$current.withValue(caller) { try await producer(writer) }
+      }
+      response.accepted = .success(contents)
+    }
+    return response
+  }
+}

@@ -1,0 +1,52 @@
+package import ArgumentParser
+
+/// The token flags every server shares. A flag wins over its environment variable.
+package struct AuthenticationOptions: ParsableArguments {
+  @Option(
+    help:
+      "The JWKS the bearer tokens are checked against: a file, or the identity provider's https jwks_uri (env INTENTMESH_JWKS). Required; `intentmesh up` makes one."
+  )
+  package var jwks: String?
+
+  @Option(help: "The iss every token must carry (env INTENTMESH_JWT_ISSUER; default intentmesh).")
+  package var jwtIssuer: String?
+
+  @Option(help: "A value every token's aud must contain (env INTENTMESH_JWT_AUDIENCE; default intentmesh).")
+  package var jwtAudience: String?
+
+  @Option(help: "Clock skew allowed on exp and nbf, in seconds (env INTENTMESH_JWT_LEEWAY_SECONDS; default 30).")
+  package var jwtLeewaySeconds: Int?
+
+  @Option(help: "How often the JWKS is fetched again, in seconds (env INTENTMESH_JWKS_REFRESH_SECONDS; default 600).")
+  package var jwksRefreshSeconds: Int?
+
+  package init() {}
+
+  package func configuration(environment: [String: String]) throws -> AuthenticationConfiguration {
+    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+    func integer(_ flag: Int?, _ key: String) throws -> Int? {
+      if let flag { return flag }
+      guard let text = value(nil, key) else { return nil }
+      guard let number = Int(text) else { throw ValidationError("\(key)=\(text) is not a number") }
+      return number
+    }
+    guard let location = value(jwks, "INTENTMESH_JWKS") else {
+      throw ValidationError(
+        "no JWKS: every call is checked against one. Pass --jwks FILE|https-URL (env INTENTMESH_JWKS); `intentmesh up` and `intentmesh token` make a local one"
+      )
+    }
+    let source: KeySetSource
+    do { source = try KeySetSource(parsing: location) } catch { throw ValidationError("\(error)") }
+    let leeway = try integer(jwtLeewaySeconds, "INTENTMESH_JWT_LEEWAY_SECONDS") ?? 30
+    guard (0...600).contains(leeway) else { throw ValidationError("the JWT leeway must be 0...600 seconds") }
+    let refresh = try integer(jwksRefreshSeconds, "INTENTMESH_JWKS_REFRESH_SECONDS") ?? 600
+    guard refresh >= 1 else { throw ValidationError("the JWKS refresh interval must be at least 1 second") }
+    return AuthenticationConfiguration(
+      keySet: source,
+      policy: TokenPolicy(
+        issuer: value(jwtIssuer, "INTENTMESH_JWT_ISSUER") ?? "intentmesh",
+        audience: value(jwtAudience, "INTENTMESH_JWT_AUDIENCE") ?? "intentmesh",
+        leewaySeconds: Double(leeway)),
+      refreshInterval: .seconds(refresh))
+  }
+}

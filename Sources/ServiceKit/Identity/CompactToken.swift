@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
+
+/// A JWS in compact serialization, split and its JOSE header read; nothing verified yet.
+package struct CompactToken: Sendable {
+  struct Header: Decodable {
+    let alg: String?
+    let kid: String?
+    let crit: [String]?
+  }
+
+  package let algorithm: SigningAlgorithm
+  package let keyID: String?
+
+  package init(_ token: Substring) throws(TokenRejection) {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+      throw .malformed("a JWT has three base64url parts separated by dots")
+    }
+    guard let bytes = Self.base64URLDecoded(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: bytes)
+    else {
+      throw .malformed("the JOSE header is not base64url JSON")
+    }
+    guard let alg = header.alg else { throw .malformed("the JOSE header has no alg") }
+    algorithm = try SigningAlgorithm(header: alg)
+    if let critical = header.crit, !critical.isEmpty {
+      throw .malformed("critical header parameters \(critical) are not understood")
+    }
+    guard !parts[2].isEmpty else { throw .badSignature }
+    keyID = header.kid
+  }
+
+  /// Base64url without padding (RFC 7515 §2), decoded; nil when it is not.
+  static func base64URLDecoded(_ text: Substring) -> Data? {
+    var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
+    guard !standard.contains("=") else { return nil }
+    standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+    return Data(base64Encoded: standard)
+  }
+}

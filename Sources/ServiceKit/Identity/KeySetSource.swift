@@ -1,0 +1,71 @@
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
+internal import AsyncHTTPClient
+internal import NIOCore
+internal import NIOHTTP1
+
+/// Where the JWKS comes from: a file (the one `intentmesh up` writes, or a mounted secret), or the
+/// HTTPS URL an OIDC provider publishes as `jwks_uri`.
+package enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
+  case file(String)
+  case url(String)
+
+  /// Largest JWKS document read: real ones are a few KiB.
+  static let maximumBytes = 1 << 20
+
+  /// `text` as a source: an http(s) URL, or a file path. Plain http only to loopback.
+  package init(parsing text: String) throws {
+    let lower = text.lowercased()
+    if lower.hasPrefix("https://") {
+      self = .url(text)
+    } else if lower.hasPrefix("http://") {
+      let host = text.dropFirst("http://".count).prefix(while: { $0 != "/" && $0 != ":" })
+      guard host == "127.0.0.1" || host == "localhost" || host == "[::1]" else {
+        throw KeySetError.unreadable("a JWKS URL must be https (plain http only to loopback): \(text)")
+      }
+      self = .url(text)
+    } else {
+      guard !text.isEmpty else { throw KeySetError.unreadable("the JWKS location is empty") }
+      self = .file(text)
+    }
+  }
+
+  package var description: String {
+    switch self {
+    case .file(let path): path
+    case .url(let url): url
+    }
+  }
+
+  /// The document's bytes.
+  package func load(timeout: Duration = .seconds(10)) async throws -> [UInt8] {
+    switch self {
+    case .file(let path):
+      let data: Data
+      do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        throw KeySetError.unreadable("cannot read the JWKS file \(path)")
+      }
+      guard data.count <= Self.maximumBytes else { throw KeySetError.unreadable("the JWKS file \(path) is too large") }
+      return [UInt8](data)
+    case .url(let url):
+      var request = HTTPClientRequest(url: url)
+      request.headers.add(name: "accept", value: "application/json")
+      do {
+        let response = try await HTTPClient.shared.execute(
+          request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+        guard response.status == .ok else {
+          throw KeySetError.unreadable("GET \(url) answered \(response.status.code)")
+        }
+        let body = try await response.body.collect(upTo: Self.maximumBytes)
+        return Array(body.readableBytesView)
+      } catch let error as KeySetError {
+        throw error
+      } catch {
+        throw KeySetError.unreadable("GET \(url) failed: \(error)")
+      }
+    }
+  }
+}

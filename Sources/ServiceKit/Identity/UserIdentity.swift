@@ -1,0 +1,20 @@
+internal import SwiftProtobuf
+package import IntentMeshProtos
+
+/// The one place that decides who the user is: the subject of the call's verified bearer token.
+/// `context.user_id` is a claim the client writes, never trusted on its own: empty means "the
+/// token's user", the token's subject is accepted, anyone else is PERMISSION_DENIED.
+package enum UserIdentity {
+  /// The user a request acts for.
+  package static func userID(of context: Intentmesh_V1_RequestContext) throws -> String {
+    guard let caller = VerifiedCaller.current else {
+      throw IntentMeshError.unauthenticated("no verified caller: send authorization: Bearer <JWT>")
+    }
+    let named = context.userID.trimmingWhitespace()
+    guard named.isEmpty || named == caller.subject else {
+      throw IntentMeshError.permissionDenied(
+        "context.user_id \"\(named)\" is not the user of the bearer token; leave it empty or name the token's user")
+    }
+    return caller.subject
+  }
+}

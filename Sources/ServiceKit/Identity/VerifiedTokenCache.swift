@@ -1,0 +1,48 @@
+internal import Synchronization
+
+/// Tokens that passed every check, until they expire: a call with a known token costs one dictionary
+/// lookup, not a signature check. Bounded: when full, expired entries go first, then a quarter of the
+/// rest, so a flood of distinct valid tokens costs memory up to `capacity` and no more.
+package final class VerifiedTokenCache: Sendable {
+  package let capacity: Int
+  private let entries: Mutex<[String: VerifiedCaller]>
+
+  package init(capacity: Int = 10_000) {
+    precondition(capacity > 0)
+    self.capacity = capacity
+    self.entries = Mutex([:])
+  }
+
+  /// The caller of `token` if it was verified and has not expired at `now`.
+  package func caller(of token: Substring, now: Double) -> VerifiedCaller? {
+    let key = String(token)
+    return entries.withLock { entries in
+      guard let caller = entries[key] else { return nil }
+      guard now <= caller.expiresAt else {
+        entries[key] = nil
+        return nil
+      }
+      return caller
+    }
+  }
+
+  package func insert(_ caller: VerifiedCaller, for token: Substring, now: Double) {
+    let key = String(token)
+    entries.withLock { entries in
+      if entries.count >= capacity {
+        entries = entries.filter { now <= $0.value.expiresAt }
+        if entries.count >= capacity {
+          for key in entries.keys.prefix(max(1, capacity / 4)) { entries[key] = nil }
+        }
+      }
+      entries[key] = caller
+    }
+  }
+
+  /// Forgets every token: the keys that verified them changed.
+  package func removeAll() {
+    entries.withLock { $0.removeAll() }
+  }
+
+  package var count: Int { entries.withLock { $0.count } }
+}
