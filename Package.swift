@@ -287,7 +287,8 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
-        "IntentsKit", "ServiceKit", "IntentsKitTesting", "ReflectionProtos",
+        "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting",
+        "ReflectionProtos",
         grpcCore, grpcHTTP2,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],

@@ -3,6 +3,7 @@ import GRPCCore
 import IntentsKitTesting
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import SwiftProtobuf
 import Testing
 
 @Suite("intentmesh up", .serialized)
@@ -49,6 +50,38 @@ struct UpCommandTests {
     }
     #expect(routes.domains.map(\.appName).sorted() == ["UnicornChat", "UnicornNote", "UnicornPay", "UnicornRides"])
     #expect(routes.routes.count == 21)
+
+    // The local identity: a private key only its owner reads, a JWKS every service checks against, and
+    // `intentmesh token` signing for any user.
+    let keyFile = data.appendingPathComponent("identity/signing-key.pem").path
+    let permissions = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int
+    #expect(permissions == 0o600)
+    #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("identity/jwks.json").path))
+    let mint = Process()
+    mint.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
+    mint.arguments = ["token", "--user", "diana", "--ttl", "10m", "--data", data.path]
+    let minted = Pipe()
+    mint.standardOutput = minted
+    try mint.run()
+    mint.waitUntilExit()
+    let token = String(decoding: minted.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(mint.terminationStatus == 0)
+    let search = Intentmesh_V1_ResolveRequest.with {
+      $0.intent = .with { $0.intentClass = "INSearchForMessagesIntent" }
+    }
+    let authenticated = HTTP2ClientTransport.Posix.self
+    let answers = try await withGRPCClient(
+      transport: try authenticated.init(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+    ) { client in
+      let extensions = Intentmesh_V1_IntentsExtension.Client(wrapping: client)
+      let withToken = try await extensions.resolve(search, metadata: ["authorization": "Bearer \(token)"])
+      var withoutToken: RPCError?
+      do { _ = try await extensions.resolve(search) } catch let error as RPCError { withoutToken = error }
+      return (withToken, withoutToken)
+    }
+    #expect(answers.0.resolvedIntent.intentClass == "INSearchForMessagesIntent")
+    #expect(answers.1?.code == .unauthenticated)
 
     kill(process.processIdentifier, SIGINT)
     let stopDeadline = ContinuousClock.now + .seconds(30)

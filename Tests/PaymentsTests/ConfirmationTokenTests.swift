@@ -1,0 +1,115 @@
+import Foundation
+import GRPCCore
+import IntentMeshProtos
+import IntentsKit
+import IntentsKitTesting
+import Logging
+@testable import Payments
+import PaymentsProtos
+import SQLKit
+import SwiftProtobuf
+import Testing
+
+/// The user's yes cannot be skipped: Handle of a payment needs Confirm's token for exactly that
+/// payment, by exactly that user, and nothing moves without it.
+@Suite("Confirmation tokens: Handle needs Confirm's token for exactly this intent")
+struct ConfirmationTokenTests {
+  let domain = InProcessDomain(
+    definition: UnicornPay.definition(identifiers: SequentialIdentifierGenerator(prefix: "confirm")),
+    manifestDirectory: PaymentsFixture.manifest, now: { PaymentsFixture.now })
+  typealias Service = PaymentsServiceTests
+
+  static func handle(
+    _ client: InProcessDomain.Client, _ intent: Intentmesh_V1_Intent, token: String, user: String = "diana"
+  ) async -> RPCError? {
+    do {
+      _ = try await client.handle(
+        .with {
+          $0.context = .with { $0.userID = user }
+          $0.intent = intent
+          $0.confirmationToken = token
+        })
+      return nil
+    } catch let error as RPCError {
+      return error
+    } catch {
+      return RPCError(code: .unknown, message: "\(error)")
+    }
+  }
+
+  static func token(_ client: InProcessDomain.Client, _ intent: Intentmesh_V1_Intent, user: String = "diana")
+    async throws -> String
+  {
+    try await client.confirm(
+      .with {
+        $0.context = .with { $0.userID = user }
+        $0.intent = intent
+      }
+    ).confirmationToken
+  }
+
+  static func balance(_ store: any IntentStore) async throws -> Int64? {
+    try await store.read { try await AccountBook.account("diana-checking", in: $0)?.balanceMinor }
+  }
+
+  @Test(
+    "without a token, with a token of another amount, identifier or user, or a forged one: FAILED_PRECONDITION and no money moves"
+  )
+  func refused() async throws {
+    try await domain.run { client, _, _, store in
+      let payment = try Service.payment(85, identifier: "pay-1")
+      let yes = try await Self.token(client, payment)
+      #expect(!yes.isEmpty)
+      let otherAmount = try Service.payment(8_500, identifier: "pay-1")
+      let otherIdentifier = try Service.payment(85, identifier: "pay-2")
+      var forged = Array(yes)
+      forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
+      let cases: [(String, Intentmesh_V1_Intent, String, String, String)] = [
+        ("no token", payment, "", "diana", "call Confirm"),
+        ("another amount", otherAmount, yes, "diana", "another intent"),
+        ("another identifier", otherIdentifier, yes, "diana", "another intent"),
+        ("Diana's yes sent by Ezra", payment, yes, "ezra", "another user"),
+        ("forged", payment, String(forged), "diana", "another user"),
+        ("not a token", payment, "yes please", "diana", "not one this service issued"),
+      ]
+      for (name, intent, token, user, words) in cases {
+        let error = await Self.handle(client, intent, token: token, user: user)
+        #expect(error?.code == .failedPrecondition, "\(name): \(String(describing: error))")
+        #expect(error?.message.contains("confirm first") == true, "\(name): \(String(describing: error?.message))")
+        #expect(error?.message.contains(words) == true, "\(name): \(String(describing: error?.message))")
+      }
+      #expect(try await Self.balance(store) == 125_000)
+      // The right token moves the money, once.
+      #expect(await Self.handle(client, payment, token: yes) == nil)
+      #expect(try await Self.balance(store) == 125_000 - 8_500)
+      // A changed amount needs a new yes, and gets one.
+      let more = try Service.payment(100, identifier: "pay-3")
+      #expect(await Self.handle(client, more, token: yes)?.code == .failedPrecondition)
+      #expect(await Self.handle(client, more, token: try await Self.token(client, more)) == nil)
+      #expect(try await Self.balance(store) == 125_000 - 8_500 - 10_000)
+    }
+  }
+
+  @Test("tokens expire, and the key lives in the store: another replica on the same store accepts them")
+  func expiryAndSharedKey() async throws {
+    let database = TemporaryDatabase.path(named: "confirmation-key")
+    defer { TemporaryDatabase.remove(database) }
+    let store = try await SQLiteStore.open(path: database, logger: .init(label: "test"))
+    try await SchemaMigrator.migrate(store, SchemaMigrator.runtime)
+    let first = try await store.write { try await ConfirmationKey.loadOrCreate(in: $0) }
+    let second = try await store.write { try await ConfirmationKey.loadOrCreate(in: $0) }
+    try await store.close()
+    let binding = ConfirmationTokens.Binding(
+      userID: "diana", intentClass: "INSendPaymentIntent", identifier: "pay-1", payloadTypeURL: "t", payload: Data([1]))
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let token = ConfirmationTokens(key: first).issue(for: binding, now: now)
+    #expect(ConfirmationTokens(key: second).problem(with: token, for: binding, now: now) == nil)
+    #expect(
+      ConfirmationTokens(key: second).problem(
+        with: token, for: binding, now: now.addingTimeInterval(ConfirmationTokens.lifetime + 1))?.contains("expired")
+        == true)
+    var changed = binding
+    changed.payload = Data([2])
+    #expect(ConfirmationTokens(key: second).problem(with: token, for: changed, now: now) != nil)
+  }
+}
