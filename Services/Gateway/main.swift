@@ -21,7 +21,9 @@ do {
   if options.healthCheck {
     // A probe needs only the port, not the domains.
     let port = options.port ?? ProcessInfo.processInfo.environment["INTENTMESH_PORT"].flatMap { Int($0) } ?? 50060
-    exit(await HealthProbe.exitStatus(port: port))
+    exit(
+      await HealthProbe.exitStatus(
+        port: port, tls: try? options.tls.serverTLS(environment: ProcessInfo.processInfo.environment)))
   }
   try await GatewayServer(configuration: try options.configuration()).run()
 } catch {

@@ -9,7 +9,7 @@ let options = ServiceOptions.parseOrExit()
 do {
   let configuration = try options.configuration(
     defaultPort: UnicornNote.defaultPort, defaultDatabase: "data/notes.sqlite")
-  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port)) }
+  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port, tls: configuration.tls)) }
   let clock = SystemClock()
   let service = DomainService(
     definition: UnicornNote.definition(clock: clock),

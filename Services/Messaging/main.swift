@@ -9,7 +9,7 @@ let options = ServiceOptions.parseOrExit()
 do {
   let configuration = try options.configuration(
     defaultPort: UnicornChat.defaultPort, defaultDatabase: "data/messaging.sqlite")
-  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port)) }
+  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port, tls: configuration.tls)) }
   let service = DomainService(
     definition: UnicornChat.definition(),
     configuration: configuration,

@@ -9,7 +9,7 @@ let options = ServiceOptions.parseOrExit()
 do {
   let configuration = try options.configuration(
     defaultPort: UnicornRides.defaultPort, defaultDatabase: "data/ridebooking.sqlite")
-  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port)) }
+  if options.healthCheck { exit(await HealthProbe.exitStatus(port: configuration.port, tls: configuration.tls)) }
   let clock = try UnicornRides.configuredClock()
   let service = DomainService(
     definition: UnicornRides.definition(area: try UnicornRides.configuredArea(), clock: clock),

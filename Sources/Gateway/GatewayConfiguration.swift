@@ -31,6 +31,10 @@ package struct GatewayConfiguration: Sendable {
   package var relayLimits: RelayLimits
   /// How bearer tokens are checked on the gateway's own RPCs (the relay forwards them to the domain).
   package var authentication: AuthenticationConfiguration
+  /// TLS on the public port (the relay's, or the gRPC server's without the relay); nil: h2c.
+  package var tls: ServerTLS?
+  /// TLS towards the domains (mutual when it has a client certificate); nil: h2c.
+  package var upstreamTLS: ClientTLS?
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
@@ -38,8 +42,10 @@ package struct GatewayConfiguration: Sendable {
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
-    authentication: AuthenticationConfiguration
+    authentication: AuthenticationConfiguration, tls: ServerTLS? = nil, upstreamTLS: ClientTLS? = nil
   ) {
+    self.tls = tls
+    self.upstreamTLS = upstreamTLS
     self.authentication = authentication
     self.host = host
     self.port = port

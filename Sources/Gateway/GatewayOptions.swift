@@ -64,6 +64,12 @@ package struct GatewayOptions: ParsableArguments {
   @OptionGroup(title: "Limits of the public port (what any one client may make the gateway hold or do)")
   package var relayLimits: RelayLimitOptions
 
+  @OptionGroup(title: "TLS on the public port (plain h2c without it)")
+  package var tls: TLSOptions
+
+  @OptionGroup(title: "TLS towards the domains")
+  package var upstreamTLS: UpstreamTLSOptions
+
   @OptionGroup(title: "Bearer tokens (every call but health and ListRoutes carries one)")
   package var authentication: AuthenticationOptions
 
@@ -123,7 +129,9 @@ package struct GatewayOptions: ParsableArguments {
       logLevel: level,
       eventLoops: loops,
       relayLimits: try relayLimits.limits(environment: environment),
-      authentication: try authentication.configuration(environment: environment)
+      authentication: try authentication.configuration(environment: environment),
+      tls: try tls.serverTLS(environment: environment),
+      upstreamTLS: try upstreamTLS.clientTLS(environment: environment)
     )
   }
 }

@@ -23,7 +23,8 @@ package struct GatewayServer: Sendable {
     var logger = Logger(label: "gateway")
     logger.logLevel = configuration.logLevel
     let directory = try DomainDirectory(
-      endpoints: configuration.domains, refreshInterval: configuration.refreshInterval, logger: logger)
+      endpoints: configuration.domains, refreshInterval: configuration.refreshInterval,
+      tls: configuration.upstreamTLS, logger: logger)
     let router = GatewayRouter(
       directory: directory,
       deadline: CallDeadline(defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout)
@@ -33,7 +34,7 @@ package struct GatewayServer: Sendable {
     // Behind the relay, the gRPC server listens on loopback only; the relay owns the public port.
     let transport = ServiceTransport.http2(
       host: relayed ? "127.0.0.1" : configuration.host, port: relayed ? 0 : configuration.port,
-      maxRequestMessageBytes: configuration.maxRequestMessageBytes)
+      maxRequestMessageBytes: configuration.maxRequestMessageBytes, tls: relayed ? nil : configuration.tls)
     let metrics = RPCMetrics()
     let verifier = try await configuration.authentication.makeVerifier(logger: logger)
     let reflection = try ReflectionService(services: [
@@ -50,11 +51,13 @@ package struct GatewayServer: Sendable {
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )
+    let publicTLS = try configuration.tls.map { try $0.makeContext() }
+    let upstreamTLS = try configuration.upstreamTLS.map { try $0.makeContext() }
     let relay =
       relayed
       ? RelayServer(
         host: configuration.host, port: configuration.port, metrics: RelayMetrics(metrics: metrics),
-        limits: configuration.relayLimits, logger: logger
+        limits: configuration.relayLimits, tls: publicTLS, logger: logger
       ) {
         guard let address = try await server.listeningAddress?.ipv4 else {
           throw GatewayError.invalidArgument("the gateway's gRPC server is not listening")
@@ -62,7 +65,7 @@ package struct GatewayServer: Sendable {
         return RelayRouter(
           directory: directory, deadline: router.deadline,
           gatewayServer: DomainEndpoint(host: address.host, port: address.port),
-          maxRequestMessageBytes: configuration.maxRequestMessageBytes)
+          maxRequestMessageBytes: configuration.maxRequestMessageBytes, upstreamTLS: upstreamTLS)
       } : nil
     let readiness = ReadinessReporter(
       serviceName: "gateway", appName: "IntentMesh gateway", board: board, logger: logger,

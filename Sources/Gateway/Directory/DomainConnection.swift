@@ -2,7 +2,7 @@ internal import SwiftProtobuf
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
 package import IntentMeshProtos
-internal import ServiceKit
+package import ServiceKit
 
 /// A gateway's client of one domain: one HTTP/2 connection that reconnects with backoff, and the
 /// generated clients over it.
@@ -12,7 +12,7 @@ package final class DomainConnection: Sendable {
   package let extensionClient: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
   package let healthClient: Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>
 
-  package init(endpoint: DomainEndpoint) throws {
+  package init(endpoint: DomainEndpoint, tls: ClientTLS? = nil) throws {
     self.endpoint = endpoint
     var config = HTTP2ClientTransport.Posix.Config.defaults
     config.backoff.initial = .milliseconds(100)
@@ -25,8 +25,8 @@ package final class DomainConnection: Sendable {
       MethodConfig(names: [.init(service: "")], maxRequestMessageBytes: cap, maxResponseMessageBytes: cap)
     ])
     let transport = try HTTP2ClientTransport.Posix(
-      target: .dns(host: endpoint.host, port: endpoint.port),
-      transportSecurity: .plaintext,
+      target: endpoint.target,
+      transportSecurity: tls?.transportSecurity ?? .plaintext,
       config: config,
       serviceConfig: serviceConfig
     )

@@ -3,6 +3,7 @@ internal import GRPCCore
 package import IntentMeshProtos
 package import Logging
 internal import Synchronization
+package import ServiceKit
 
 /// The domains the gateway knows: it calls Describe on each at start, periodically and whenever a
 /// domain's health changes, and rebuilds the routing table from their manifests. A domain that adds
@@ -20,8 +21,8 @@ package final class DomainDirectory: Sendable {
   private let state: Mutex<(statuses: [DomainEndpoint: DomainStatus], table: RoutingTable)>
   private let firstRound = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
-  package init(endpoints: [DomainEndpoint], refreshInterval: Duration, logger: Logger) throws {
-    self.connections = try endpoints.map { try DomainConnection(endpoint: $0) }
+  package init(endpoints: [DomainEndpoint], refreshInterval: Duration, tls: ClientTLS? = nil, logger: Logger) throws {
+    self.connections = try endpoints.map { try DomainConnection(endpoint: $0, tls: tls) }
     self.refreshInterval = refreshInterval
     self.logger = logger
     self.state = Mutex(

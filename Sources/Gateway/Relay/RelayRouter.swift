@@ -1,4 +1,5 @@
 internal import NIOHPACK
+package import NIOSSL
 internal import ServiceKit
 
 /// What the relay decides per call, from the request itself: which upstream gets the stream, and
@@ -12,10 +13,14 @@ package struct RelayRouter: Sendable {
   /// The gateway's own gRPC server, on loopback.
   let gatewayServer: DomainEndpoint
   let maxRequestMessageBytes: Int
+  /// TLS towards the domains (not towards the gateway's own server on loopback); nil: h2c.
+  let upstreamTLS: NIOSSLContext?
 
   package init(
-    directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int
+    directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,
+    upstreamTLS: NIOSSLContext? = nil
   ) {
+    self.upstreamTLS = upstreamTLS
     self.directory = directory
     self.deadline = deadline
     self.gatewayServer = gatewayServer

@@ -3,6 +3,7 @@ internal import Synchronization
 package import NIOCore
 internal import NIOExtras
 internal import NIOPosix
+package import NIOSSL
 internal import Prometheus
 internal import ServiceKit
 internal import ServiceLifecycle
@@ -20,13 +21,16 @@ package final class RelayServer: Service, Sendable {
   private let logger: Logger
   private let bound: EventLoopPromise<SocketAddress>
   private let gate: RelayConnectionGate
+  /// TLS on the public port (ALPN h2); nil: h2c.
+  private let tls: NIOSSLContext?
 
   /// - Parameter router: awaited before listening (it needs the gateway server's address).
   package init(
     host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-    metrics: RelayMetrics, limits: RelayLimits = .defaults, logger: Logger,
+    metrics: RelayMetrics, limits: RelayLimits = .defaults, tls: NIOSSLContext? = nil, logger: Logger,
     router: @escaping @Sendable () async throws -> RelayRouter
   ) {
+    self.tls = tls
     self.host = host
     self.port = port
     self.group = group
@@ -59,6 +63,7 @@ package final class RelayServer: Service, Sendable {
       let states = RelayLoopStates(group: group, router: router, metrics: metrics, limits: limits, logger: logger)
       quiesce = ServerQuiescingHelper(group: group)
       let gate = self.gate
+      let tls = self.tls
       let refusals = RefusedConnections(metrics: metrics, logger: logger)
       let watermark = ChannelOptions.Types.WriteBufferWaterMark(
         low: limits.maxQueuedOutputBytes / 2, high: limits.maxQueuedOutputBytes)
@@ -81,6 +86,7 @@ package final class RelayServer: Service, Sendable {
           }
           connection.closeFuture.whenComplete { _ in gate.release() }
           return connection.eventLoop.makeCompletedFuture {
+            if let tls { try connection.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
             try connection.pipeline.syncOperations.addHandler(
               RelayConnection(role: .server, state: states.state(for: connection.eventLoop)))
           }

@@ -1,5 +1,6 @@
 internal import NIOCore
 internal import NIOPosix
+internal import NIOSSL
 
 /// The upstream HTTP/2 connections of one event loop, by endpoint: a relayed call opens its stream
 /// on a connection owned by the loop its client's connection runs on, so the call never changes
@@ -36,11 +37,19 @@ final class UpstreamPool {
       self?.connections[endpoint]?.removeAll { $0 === retired }
     }
     let loopBound = NIOLoopBound(connection, eventLoop: eventLoop)
+    // Domains over TLS when the gateway has a CA for them; its own server on loopback never.
+    let tls = endpoint == state?.router.gatewayServer ? nil : state?.router.upstreamTLS
     ClientBootstrap(group: eventLoop)
       .channelOption(.socketOption(.tcp_nodelay), value: 1)
       .connectTimeout(.seconds(2))
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
+          if let tls {
+            // A name is sent as SNI and checked against the certificate; an IP address is checked
+            // against the certificate's IP addresses.
+            let hostname = endpoint.host.isIPAddress ? nil : endpoint.host
+            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: hostname))
+          }
           try channel.pipeline.syncOperations.addHandler(loopBound.value)
         }
       }

@@ -41,6 +41,9 @@ package struct ServiceOptions: ParsableArguments {
   )
   package var healthCheck = false
 
+  @OptionGroup(title: "TLS (plain h2c without it)")
+  package var tls: TLSOptions
+
   @OptionGroup(title: "Bearer tokens (every call but Describe and health carries one)")
   package var authentication: AuthenticationOptions
 
@@ -82,6 +85,7 @@ package struct ServiceOptions: ParsableArguments {
       manifestDirectory: value(manifest, "INTENTMESH_MANIFEST_DIR").map { URL(fileURLWithPath: $0) },
       logLevel: level,
       maxRequestMessageBytes: maxBytes,
+      tls: try tls.serverTLS(environment: environment),
       // A health probe checks no token: it needs none of the keys.
       authentication: healthCheck
         ? try? authentication.configuration(environment: environment)

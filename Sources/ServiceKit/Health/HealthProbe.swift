@@ -8,10 +8,25 @@ internal import GRPCNIOTransportHTTP2
 /// health check runs, with no other tool in the image.
 package enum HealthProbe {
   /// The status code for the process: 0 when the server at `port` reports SERVING within `timeout`.
-  package static func exitStatus(port: Int, service: String = "", timeout: Duration = .seconds(3)) async -> Int32 {
+  /// With `tls`, the probe speaks TLS to its own port: it does not check the certificate (it dials
+  /// itself on loopback) and, under mutual TLS, presents the service's own certificate.
+  package static func exitStatus(
+    port: Int, service: String = "", tls: ServerTLS? = nil, timeout: Duration = .seconds(3)
+  ) async -> Int32 {
     do {
+      let security: HTTP2ClientTransport.Posix.TransportSecurity =
+        tls.map { tls in
+          let trustAnyServer: (inout HTTP2ClientTransport.Posix.TransportSecurity.TLS) -> Void = {
+            $0.serverCertificateVerification = .noVerification
+          }
+          return tls.clientCA == nil
+            ? .tls(configure: trustAnyServer)
+            : .mTLS(
+              certificateChain: [.file(path: tls.certificateChain, format: .pem)],
+              privateKey: .file(path: tls.privateKey, format: .pem), configure: trustAnyServer)
+        } ?? .plaintext
       let transport = try HTTP2ClientTransport.Posix(
-        target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+        target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: security)
       let status = try await withGRPCClient(transport: transport) { client in
         var options = CallOptions.defaults
         options.timeout = timeout

@@ -1,7 +1,7 @@
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
 
-/// The HTTP/2 transport every IntentMesh server listens with: plaintext on the given address, a
+/// The HTTP/2 transport every IntentMesh server listens with: plaintext (or TLS) on the given address, a
 /// request size cap, and gzip / deflate accepted. The configured message limit is enforced by
 /// `MessageSizeInterceptor`, which answers RESOURCE_EXHAUSTED; the transport's own cap sits above it
 /// and only stops messages far too large to buffer (the transport resets those streams).
@@ -14,7 +14,9 @@ package enum ServiceTransport {
   /// Streams a client may have open at once on one connection to a service.
   package static let maxConcurrentStreams = 1000
 
-  package static func http2(host: String, port: Int, maxRequestMessageBytes: Int) -> HTTP2ServerTransport.Posix {
+  package static func http2(
+    host: String, port: Int, maxRequestMessageBytes: Int, tls: ServerTLS? = nil
+  ) -> HTTP2ServerTransport.Posix {
     let config = HTTP2ServerTransport.Posix.Config.defaults { config in
       config.rpc.maxRequestPayloadSize = transportCap(for: maxRequestMessageBytes)
       config.compression.enabledAlgorithms = .all
@@ -24,7 +26,7 @@ package enum ServiceTransport {
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),
-      transportSecurity: .plaintext,
+      transportSecurity: tls?.transportSecurity ?? .plaintext,
       config: config
     )
   }

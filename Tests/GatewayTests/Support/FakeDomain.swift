@@ -142,16 +142,18 @@ final class FakeDomain: Intentmesh_V1_IntentsExtension.ServiceProtocol, Sendable
   func startSendingUpdates(
     request: ServerRequest<Intentmesh_V1_StartSendingUpdatesRequest>, context: ServerContext
   ) async throws -> StreamingServerResponse<Intentmesh_V1_LiveUpdate> {
-    record("StartSendingUpdates", request.metadata)
     if request.message.intent.identifier == "endless" {
-      // One update, then nothing until the RPC is cancelled (the client left); record that.
+      // One update, then nothing until the RPC is cancelled (the client left); record both ends. A
+      // client may leave before the update is written: the stream still started and still ends.
       return StreamingServerResponse { writer in
-        try await writer.write(.with { $0.response = .with { $0.codeName = "received" } })
+        self.record("StartSendingUpdates", request.metadata)
+        try? await writer.write(.with { $0.response = .with { $0.codeName = "received" } })
         try? await context.cancellation.cancelled
         self.record("StartSendingUpdates cancelled", request.metadata)
         return [:]
       }
     }
+    record("StartSendingUpdates", request.metadata)
     return StreamingServerResponse { writer in
       for phase in ["received", "confirmed", "completed"] {
         try await writer.write(.with { $0.response = .with { $0.codeName = phase } })

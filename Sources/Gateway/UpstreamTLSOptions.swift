@@ -1,0 +1,35 @@
+package import ArgumentParser
+package import ServiceKit
+
+/// The flags of the gateway's TLS towards its domains. A flag wins over its environment variable;
+/// none: h2c to the domains.
+package struct UpstreamTLSOptions: ParsableArguments {
+  @Option(
+    help:
+      "PEM CA the domains' certificates must chain to; with it the gateway speaks TLS to every domain and checks the name or IP it dials (env INTENTMESH_TLS_CA)."
+  )
+  package var tlsCA: String?
+
+  @Option(help: "PEM client certificate the gateway presents to domains: mutual TLS (env INTENTMESH_TLS_CLIENT_CERT).")
+  package var tlsClientCert: String?
+
+  @Option(help: "PEM private key of --tls-client-cert (env INTENTMESH_TLS_CLIENT_KEY).")
+  package var tlsClientKey: String?
+
+  package init() {}
+
+  package func clientTLS(environment: [String: String]) throws -> ClientTLS? {
+    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+    let ca = value(tlsCA, "INTENTMESH_TLS_CA")
+    let cert = value(tlsClientCert, "INTENTMESH_TLS_CLIENT_CERT")
+    let key = value(tlsClientKey, "INTENTMESH_TLS_CLIENT_KEY")
+    guard (cert == nil) == (key == nil) else {
+      throw ValidationError("mutual TLS needs both --tls-client-cert and --tls-client-key")
+    }
+    guard let ca else {
+      guard cert == nil else { throw ValidationError("--tls-client-cert needs --tls-ca (TLS towards the domains)") }
+      return nil
+    }
+    return ClientTLS(trustRoots: ca, certificateChain: cert, privateKey: key)
+  }
+}

@@ -1,0 +1,33 @@
+package import ArgumentParser
+
+/// The flags of a listening port's TLS. A flag wins over its environment variable; none: plain h2c.
+package struct TLSOptions: ParsableArguments {
+  @Option(help: "PEM certificate chain to serve TLS with (env INTENTMESH_TLS_CERT); without it: plain h2c.")
+  package var tlsCert: String?
+
+  @Option(help: "PEM private key of --tls-cert (env INTENTMESH_TLS_KEY).")
+  package var tlsKey: String?
+
+  @Option(
+    help:
+      "PEM CA whose client certificates are the only ones accepted: mutual TLS (env INTENTMESH_TLS_CLIENT_CA).")
+  package var tlsClientCA: String?
+
+  package init() {}
+
+  package func serverTLS(environment: [String: String]) throws -> ServerTLS? {
+    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
+    let cert = value(tlsCert, "INTENTMESH_TLS_CERT")
+    let key = value(tlsKey, "INTENTMESH_TLS_KEY")
+    let clientCA = value(tlsClientCA, "INTENTMESH_TLS_CLIENT_CA")
+    switch (cert, key) {
+    case (nil, nil):
+      guard clientCA == nil else { throw ValidationError("--tls-client-ca needs --tls-cert and --tls-key") }
+      return nil
+    case (let cert?, let key?):
+      return ServerTLS(certificateChain: cert, privateKey: key, clientCA: clientCA)
+    default:
+      throw ValidationError("TLS needs both --tls-cert and --tls-key")
+    }
+  }
+}

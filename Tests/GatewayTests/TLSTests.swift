@@ -1,0 +1,204 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Gateway
+import IntentMeshProtos
+import IntentsKit
+import IntentsKitTesting
+import Logging
+import Messaging
+import ServiceKit
+import SwiftProtobuf
+import Testing
+
+/// TLS end to end, with certificates made at test time: a domain serving TLS (and mutual TLS), the
+/// gateway's public port (the relay) over TLS with ALPN h2, and the gateway reaching the domain over
+/// mutual TLS on both of its paths (relayed streams and its own gRPC client).
+@Suite("TLS: domains, the relay and mutual TLS to the domains", .serialized)
+struct TLSTests {
+  typealias Transport = HTTP2ClientTransport.Posix
+
+  /// UnicornChat on a loopback port with `tls`, until `body` returns.
+  static func withMessaging<T: Sendable>(tls: ServerTLS, _ body: (Int) async throws -> T) async throws -> T {
+    var logger = Logger(label: "test.tls")
+    logger.logLevel = .critical
+    let path = TemporaryDatabase.path(named: "tls-messaging")
+    defer { TemporaryDatabase.remove(path) }
+    let store = try await SQLiteStore.open(path: path, logger: logger)
+    let prepared = try await PreparedDomain.prepare(
+      definition: UnicornChat.definition(), store: store, manifestDirectory: Self.manifest, now: { Date() },
+      logger: logger)
+    prepared.board.set(.serving, for: "")
+    let server = GRPCServer(
+      transport: ServiceTransport.http2(host: "127.0.0.1", port: 0, maxRequestMessageBytes: 4 << 20, tls: tls),
+      services: prepared.services, interceptors: try await TestIdentity.serverInterceptors())
+    do {
+      let result = try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { try await server.serve() }
+        let port = try #require(try await server.listeningAddress?.ipv4?.port)
+        let result = try await body(port)
+        prepared.board.finish()
+        server.beginGracefulShutdown()
+        try await group.waitForAll()
+        return result
+      }
+      try await store.close()
+      return result
+    } catch {
+      try? await store.close()
+      throw error
+    }
+  }
+
+  static let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Services/Messaging/Manifest")
+
+  static let search = Intentmesh_V1_ResolveRequest.with {
+    $0.context = .with { $0.userID = "diana" }
+    $0.intent = .with { $0.intentClass = "INSearchForMessagesIntent" }
+  }
+
+  /// The code of a Resolve through `security` to `port` (nil when it succeeds).
+  static func resolve(port: Int, _ security: Transport.TransportSecurity, host: String = "127.0.0.1") async
+    -> RPCError.Code?
+  {
+    do {
+      let transport = try Transport(target: DomainEndpoint(host: host, port: port).target, transportSecurity: security)
+      return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
+        var options = CallOptions.defaults
+        options.timeout = .seconds(5)
+        _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(Self.search, options: options)
+        return nil
+      }
+    } catch let error as RPCError {
+      return error.code
+    } catch {
+      return .unknown
+    }
+  }
+
+  @Test("a domain over TLS answers a client that trusts its CA, by name and by IP; not h2c, not an untrusting client")
+  func domainTLS() async throws {
+    let certificates = try TestCertificates.make()
+    defer { certificates.remove() }
+    let tls = ServerTLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey)
+    try await Self.withMessaging(tls: tls) { port in
+      let trusting = ClientTLS(trustRoots: certificates.caCertificate).transportSecurity
+      #expect(await Self.resolve(port: port, trusting) == nil)
+      #expect(await Self.resolve(port: port, trusting, host: "localhost") == nil)
+      #expect(await Self.resolve(port: port, .plaintext) != nil)
+      // The system's roots do not know the test CA.
+      #expect(await Self.resolve(port: port, ClientTLS(trustRoots: nil).transportSecurity) != nil)
+    }
+  }
+
+  @Test("a domain under mutual TLS refuses clients without a certificate or with another CA's")
+  func domainMutualTLS() async throws {
+    let certificates = try TestCertificates.make()
+    defer { certificates.remove() }
+    let tls = ServerTLS(
+      certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey,
+      clientCA: certificates.caCertificate)
+    try await Self.withMessaging(tls: tls) { port in
+      let ca = certificates.caCertificate
+      #expect(await Self.resolve(port: port, ClientTLS(trustRoots: ca).transportSecurity) != nil)
+      let stranger = ClientTLS(
+        trustRoots: ca, certificateChain: certificates.strangerCertificate, privateKey: certificates.strangerKey)
+      #expect(await Self.resolve(port: port, stranger.transportSecurity) != nil)
+      let gateway = ClientTLS(
+        trustRoots: ca, certificateChain: certificates.clientCertificate, privateKey: certificates.clientKey)
+      #expect(await Self.resolve(port: port, gateway.transportSecurity) == nil)
+    }
+  }
+
+  @Test(
+    "the gateway over TLS (relay, ALPN h2) reaches a mutual-TLS domain on both paths; without its certificate it reaches none"
+  )
+  func gatewayTLS() async throws {
+    let certificates = try TestCertificates.make()
+    defer { certificates.remove() }
+    let domainTLS = ServerTLS(
+      certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey,
+      clientCA: certificates.caCertificate)
+    let publicTLS = ServerTLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey)
+    let withCertificate = ClientTLS(
+      trustRoots: certificates.caCertificate, certificateChain: certificates.clientCertificate,
+      privateKey: certificates.clientKey)
+    let withoutCertificate = ClientTLS(trustRoots: certificates.caCertificate)
+    try await Self.withMessaging(tls: domainTLS) { domainPort in
+      for (upstream, reaches) in [(withCertificate, true), (withoutCertificate, false)] {
+        try await Self.withGateway(domainPort: domainPort, publicTLS: publicTLS, upstream: upstream) {
+          port, directory in
+          let client = ClientTLS(trustRoots: certificates.caCertificate).transportSecurity
+          #expect(directory.statuses.contains { $0.1.manifest != nil } == reaches)
+          // The relayed path (stream to the domain) and the gateway's own (Interact over its client).
+          let relayed = await Self.resolve(port: port, client)
+          #expect(reaches ? relayed == nil : relayed != nil, "relayed: \(String(describing: relayed))")
+          let interacted: RPCError.Code? = await {
+            do {
+              let transport = try Transport(target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: client)
+              return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) {
+                grpc in
+                let turn = try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: grpc).interact(
+                  .with {
+                    $0.context = Self.search.context; $0.intent = Self.search.intent
+                  })
+                #expect(turn.appName == "UnicornChat")
+                return nil
+              }
+            } catch let error as RPCError { return error.code } catch { return .unknown }
+          }()
+          #expect(reaches ? interacted == nil : interacted != nil, "Interact: \(String(describing: interacted))")
+          // The public port speaks only TLS.
+          #expect(await Self.resolve(port: port, .plaintext) != nil)
+        }
+      }
+    }
+  }
+
+  /// A gateway in front of the domain at `domainPort`: its relay on TLS, its directory and relay
+  /// reaching the domain with `upstream`.
+  static func withGateway(
+    domainPort: Int, publicTLS: ServerTLS, upstream: ClientTLS, _ body: (Int, DomainDirectory) async throws -> Void
+  ) async throws {
+    var logger = Logger(label: "test.tls.gateway")
+    logger.logLevel = .critical
+    let directory = try DomainDirectory(
+      endpoints: [DomainEndpoint(host: "127.0.0.1", port: domainPort)], refreshInterval: .milliseconds(200),
+      tls: upstream, logger: logger)
+    let router = GatewayRouter(
+      directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(5), maximumTimeout: .seconds(10)))
+    let gateway = try await SocketServer.start(services: [
+      GatewayExtensionService(router: router), GatewayService(router: router),
+    ])
+    let directoryTask = Task { await directory.run() }
+    for _ in 0..<40 {
+      await directory.refreshAll()
+      if directory.statuses.allSatisfy({ $0.1.manifest != nil }) { break }
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let upstreamContext = try upstream.makeContext()
+    let relay = RelayServer(
+      host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), tls: try publicTLS.makeContext(), logger: logger
+    ) {
+      RelayRouter(
+        directory: directory, deadline: router.deadline,
+        gatewayServer: DomainEndpoint(host: "127.0.0.1", port: gateway.port), maxRequestMessageBytes: 4 << 20,
+        upstreamTLS: upstreamContext)
+    }
+    let relayTask = Task { try await relay.run() }
+    do {
+      try await body(try await relay.listeningPort, directory)
+    } catch {
+      relayTask.cancel()
+      directoryTask.cancel()
+      await gateway.stop()
+      throw error
+    }
+    relayTask.cancel()
+    _ = await relayTask.result
+    await gateway.stop()
+    directoryTask.cancel()
+    await directoryTask.value
+  }
+}
