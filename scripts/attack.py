@@ -135,7 +135,7 @@ def resolve_request():
     from intentmesh.messaging.v1 import messaging_pb2
     from intentmesh.v1 import extension_service_pb2, intent_pb2, types_pb2
 
-    request = extension_service_pb2.ResolveRequest(context=intent_pb2.RequestContext(user_id="diana"))
+    request = extension_service_pb2.ResolveRequest(context=intent_pb2.RequestContext())
     request.intent.intent_class = "INSendMessageIntent"
     request.intent.payload.Pack(messaging_pb2.SendMessageIntent(
         recipients=[types_pb2.Person(display_name="Celestra")], content="Hi"))
@@ -147,9 +147,14 @@ def grpc_message(body: bytes, compressed: bool = False, length: int | None = Non
     return bytes([1 if compressed else 0]) + struct.pack(">I", len(body) if length is None else length) + body
 
 
+def bearer() -> tuple[str, str]:
+    """Diana's token (scripts/attack signs it): the services answer no call without one."""
+    return ("authorization", f"Bearer {os.environ['INTENTMESH_TOKEN']}")
+
+
 def request_headers(authority: str, path: str = RESOLVE_PATH, extra=()) -> list[tuple[str, str]]:
     return [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
-            ("content-type", "application/grpc"), ("te", "trailers"), *extra]
+            ("content-type", "application/grpc"), ("te", "trailers"), bearer(), *extra]
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,7 +486,7 @@ def legit_worker() -> None:
             while not self.stop.is_set() and time.monotonic() < self.end and self.calls < max_calls:
                 start = time.perf_counter()
                 try:
-                    self.stub.Resolve(request, timeout=timeout)
+                    self.stub.Resolve(request, timeout=timeout, metadata=[bearer()])
                     self.latencies.append((time.perf_counter() - start) * 1000)
                 except grpc.RpcError as error:
                     self.failures[error.code().name] += 1

@@ -45,6 +45,7 @@ struct h2grpc_conn {
   int broken;
   int timeout_ms;
   char *authority;
+  char *authorization; /* "Bearer <token>", sent with every call; NULL sends none */
   nghttp2_session *session;
   struct h2grpc_call *call; /* the call under way, if any */
   int goaway;
@@ -468,7 +469,7 @@ int h2grpc_unary(h2grpc_conn *conn, const char *path, const uint8_t *request, si
   char user_agent[64];
   snprintf(user_agent, sizeof user_agent, "intentmesh-c/1.0 nghttp2/%s", nghttp2_version(0)->version_str);
 #define HEADER(n, v) {(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE}
-  const nghttp2_nv headers[] = {
+  nghttp2_nv headers[] = {
       HEADER(":method", "POST"),
       HEADER(":scheme", "http"),
       HEADER(":path", path),
@@ -477,13 +478,17 @@ int h2grpc_unary(h2grpc_conn *conn, const char *path, const uint8_t *request, si
       HEADER("te", "trailers"),
       HEADER("grpc-timeout", timeout),
       HEADER("user-agent", user_agent),
+      HEADER("authorization", conn->authorization ? conn->authorization : ""),
   };
 #undef HEADER
+  /* The credential goes last, and only when there is one; never indexed by HPACK. */
+  size_t header_count = sizeof headers / sizeof headers[0] - (conn->authorization ? 0 : 1);
+  headers[header_count - 1].flags |= conn->authorization ? NGHTTP2_NV_FLAG_NO_INDEX : 0;
   nghttp2_data_provider provider = {.source = {.ptr = &call}, .read_callback = read_request};
   int64_t deadline = now_ms() + conn->timeout_ms;
   int rv = 0;
   call.stream_id =
-      nghttp2_submit_request(conn->session, NULL, headers, sizeof headers / sizeof headers[0], &provider, NULL);
+      nghttp2_submit_request(conn->session, NULL, headers, header_count, &provider, NULL);
   if (call.stream_id < 0) {
     set_err(err, err_len, "HTTP/2 request: %s", nghttp2_strerror(call.stream_id));
     rv = -1;
@@ -528,6 +533,17 @@ void h2grpc_result_free(h2grpc_result *result) {
   memset(result, 0, sizeof *result);
 }
 
+int h2grpc_set_bearer_token(h2grpc_conn *conn, const char *token) {
+  free(conn->authorization);
+  conn->authorization = NULL;
+  if (token == NULL || *token == '\0') return 0;
+  size_t len = strlen("Bearer ") + strlen(token) + 1;
+  conn->authorization = malloc(len);
+  if (conn->authorization == NULL) return -1;
+  snprintf(conn->authorization, len, "Bearer %s", token);
+  return 0;
+}
+
 void h2grpc_close(h2grpc_conn *conn) {
   if (conn == NULL) return;
   if (conn->session != NULL) {
@@ -537,6 +553,7 @@ void h2grpc_close(h2grpc_conn *conn) {
   }
   if (conn->fd >= 0) close(conn->fd);
   free(conn->authority);
+  free(conn->authorization);
   free(conn);
 }
 

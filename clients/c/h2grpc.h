@@ -32,6 +32,10 @@ int h2grpc_unary(h2grpc_conn *conn, const char *path, const uint8_t *request, si
 
 void h2grpc_result_free(h2grpc_result *result);
 
+/* Sends "authorization: Bearer <token>" with every later call (NULL or "" sends none). -1 when out
+ * of memory. */
+int h2grpc_set_bearer_token(h2grpc_conn *conn, const char *token);
+
 /* Sends GOAWAY, closes the socket and frees everything. Accepts NULL. */
 void h2grpc_close(h2grpc_conn *conn);
 

@@ -32,7 +32,7 @@ enum { EXIT_DONE = 0, EXIT_ERROR = 1, EXIT_NEEDS_USER = 2, EXIT_REFUSED = 3, EXI
 
 typedef struct {
   const char *target;
-  const char *user;
+  const char *token;
   const char *say;
   const char *app;
   const char *intent_class;
@@ -47,11 +47,12 @@ static const char *program = "intentmesh-send";
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: %s [--target HOST:PORT] [--to NAME]... [--say TEXT] [--user ID] [--app NAME]\n"
+          "usage: %s [--target HOST:PORT] [--token JWT] [--to NAME]... [--say TEXT] [--app NAME]\n"
           "       [--intent-class CLASS] [--locale TAG] [--time-zone ZONE] [--timeout SECONDS]\n"
           "Sends a message through the gateway's Interact and prints each turn of the conversation.\n"
+          "The user is the token's (--token, or env INTENTMESH_TOKEN; `intentmesh token --user NAME` prints one).\n"
           "defaults: --target 127.0.0.1:50060 --to \"Sparkle Sparkly\" --say \"Are you ready for your talk?\"\n"
-          "          --user diana --app UnicornChat --intent-class INSendMessageIntent --locale en-US\n"
+          "          --app UnicornChat --intent-class INSendMessageIntent --locale en-US\n"
           "          --time-zone Europe/Zurich --timeout 10\n"
           "exit: 0 sent; 1 usage or connection error; 2 a parameter needs you; 3 the app refused;\n"
           "      4 the gateway answered a gRPC error\n",
@@ -60,7 +61,7 @@ static void usage(FILE *out) {
 
 static int parse_options(int argc, char **argv, options *opts) {
   *opts = (options){.target = "127.0.0.1:50060",
-                    .user = "diana",
+                    .token = getenv("INTENTMESH_TOKEN"),
                     .say = "Are you ready for your talk?",
                     .app = "UnicornChat",
                     .intent_class = "INSendMessageIntent",
@@ -85,7 +86,7 @@ static int parse_options(int argc, char **argv, options *opts) {
 #define OPTION(name) (name_len == sizeof(name) - 1 && strncmp(arg, name, name_len) == 0)
     const char **slot = NULL;
     if (OPTION("--target")) slot = &opts->target;
-    else if (OPTION("--user")) slot = &opts->user;
+    else if (OPTION("--token")) slot = &opts->token;
     else if (OPTION("--say")) slot = &opts->say;
     else if (OPTION("--app")) slot = &opts->app;
     else if (OPTION("--intent-class")) slot = &opts->intent_class;
@@ -356,7 +357,6 @@ int main(int argc, char **argv) {
   intent.app_name = (char *)opts.app;
 
   Intentmesh__V1__RequestContext context = INTENTMESH__V1__REQUEST_CONTEXT__INIT;
-  context.user_id = (char *)opts.user;
   context.locale = (char *)opts.locale;
   context.time_zone = (char *)opts.time_zone;
 
@@ -366,7 +366,7 @@ int main(int argc, char **argv) {
 
   printf("%s %s to", opts.intent_class, opts.app);
   for (size_t i = 0; i < opts.n_recipients; i++) printf("%s %s", i ? "," : "", opts.recipients[i]);
-  printf(": \"%s\" (user %s, gateway %s)\n", opts.say, opts.user, opts.target);
+  printf(": \"%s\" (gateway %s)\n", opts.say, opts.target);
 
   char err[256];
   int status = EXIT_ERROR;
@@ -374,6 +374,14 @@ int main(int argc, char **argv) {
   h2grpc_conn *conn = h2grpc_connect(opts.target, opts.timeout_seconds * 1000, err, sizeof err);
   if (conn == NULL) {
     fprintf(stderr, "%s: %s\n", program, err);
+    goto done;
+  }
+  if (opts.token == NULL || *opts.token == '\0') {
+    fprintf(stderr, "%s: no token: pass --token or set INTENTMESH_TOKEN (intentmesh token --user NAME)\n", program);
+    goto done;
+  }
+  if (h2grpc_set_bearer_token(conn, opts.token) < 0) {
+    fprintf(stderr, "%s: out of memory\n", program);
     goto done;
   }
   for (int turn = 1;; turn++) {
@@ -424,6 +432,8 @@ int main(int argc, char **argv) {
       printf("  user: yes\n");
       request.user_confirmed = 1;
       request.intent = response->intent;
+      /* The yes is bound to the answer it was given to: send its confirmation token back. */
+      request.confirmation_token = response->confirmation_token;
       continue;
     }
     switch (response->stage) {

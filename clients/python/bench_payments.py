@@ -1,4 +1,5 @@
-"""Load for scripts/bench-payments: N SendPayment handles of 1.00 USD, each with its own intent
+"""Load for scripts/bench-payments: N SendPayments of 1.00 USD (Confirm, then Handle with its
+confirmation token; $INTENTMESH_TOKEN on both), each with its own intent
 identifier, at a fixed concurrency; every answer must be a success, and Rainbow Checking must have
 gone down by exactly N × 1.00 afterwards."""
 import argparse
@@ -14,8 +15,13 @@ from intentmesh.payments.v1 import payments_pb2  # noqa: E402
 from intentmesh.v1 import extension_service_pb2, extension_service_pb2_grpc, intent_pb2, types_pb2  # noqa: E402
 
 
+def metadata():
+    """Diana's bearer token ($INTENTMESH_TOKEN), on every call."""
+    return [("authorization", f"Bearer {os.environ['INTENTMESH_TOKEN']}")]
+
+
 def handle_request(identifier):
-    request = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext(user_id="diana"))
+    request = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext())
     request.intent.intent_class = "INSendPaymentIntent"
     request.intent.identifier = identifier
     request.intent.payload.Pack(
@@ -28,13 +34,16 @@ def handle_request(identifier):
 
 
 async def checking_balance(stub):
-    request = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext(user_id="diana"))
+    request = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext())
     request.intent.intent_class = "INSearchForAccountsIntent"
     request.intent.identifier = "bench-balance-" + uuid.uuid4().hex
     request.intent.payload.Pack(
         payments_pb2.SearchForAccountsIntent(account_nickname=types_pb2.SpeakableString(spoken_phrase="Rainbow Checking"))
     )
-    answer = await stub.Handle(request)
+    confirmed = await stub.Confirm(
+        extension_service_pb2.ConfirmRequest(context=request.context, intent=request.intent), metadata=metadata())
+    request.confirmation_token = confirmed.confirmation_token
+    answer = await stub.Handle(request, metadata=metadata())
     response = payments_pb2.SearchForAccountsIntentResponse()
     answer.response.payload.Unpack(response)
     balance = response.accounts[0].balance
@@ -59,7 +68,12 @@ async def main():
         async def worker():
             for request in queue:
                 started = time.perf_counter()
-                answer = await stub.Handle(request)
+                # A payment is the user's yes and its effect: Confirm gives the token Handle needs.
+                confirmed = await stub.Confirm(
+                    extension_service_pb2.ConfirmRequest(context=request.context, intent=request.intent),
+                    metadata=metadata())
+                request.confirmation_token = confirmed.confirmation_token
+                answer = await stub.Handle(request, metadata=metadata())
                 latencies.append(time.perf_counter() - started)
                 if answer.response.code_name != "success" or answer.replayed:
                     failures.append(answer.response.code_name)

@@ -20,6 +20,10 @@ def rss_kib(pid):
     return -1
 
 
+#: Diana's bearer token ($INTENTMESH_TOKEN), on every call.
+METADATA = [("authorization", f"Bearer {os.environ['INTENTMESH_TOKEN']}")]
+
+
 async def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--target", required=True)
@@ -35,7 +39,7 @@ async def main():
     ]
     stubs = [extension_service_pb2_grpc.IntentsExtensionStub(channel) for channel in channels]
     print(f"rss_idle_kib={rss_kib(args.pid)}")
-    booking = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext(user_id="diana"))
+    booking = extension_service_pb2.HandleRequest(context=intent_pb2.RequestContext())
     booking.intent.intent_class = "INRequestRideIntent"
     booking.intent.identifier = "bench-ride-" + os.urandom(6).hex()
     booking.intent.payload.Pack(
@@ -44,7 +48,10 @@ async def main():
             drop_off_location=types_pb2.Placemark(name="the forest"),
         )
     )
-    booked = await stubs[0].Handle(booking)
+    confirmed = await stubs[0].Confirm(
+        extension_service_pb2.ConfirmRequest(context=booking.context, intent=booking.intent), metadata=METADATA)
+    booking.confirmation_token = confirmed.confirmation_token
+    booked = await stubs[0].Handle(booking, metadata=METADATA)
     assert booked.response.code_name == "success", booked.response.code_name
     for round_number in range(1, args.rounds + 1):
         await one_round(stubs, args, round_number)
@@ -60,10 +67,10 @@ async def one_round(stubs, args, round_number):
     async def follow(index):
         nonlocal first_updates
         stub = stubs[index % len(stubs)]
-        request = extension_service_pb2.StartSendingUpdatesRequest(context=intent_pb2.RequestContext(user_id="diana"))
+        request = extension_service_pb2.StartSendingUpdatesRequest(context=intent_pb2.RequestContext())
         request.intent.intent_class = "INGetRideStatusIntent"
         request.intent.payload.Pack(ridebooking_pb2.GetRideStatusIntent())
-        call = stub.StartSendingUpdates(request)
+        call = stub.StartSendingUpdates(request, metadata=METADATA)
         calls.append(call)
         async for _ in call:
             first_updates += 1

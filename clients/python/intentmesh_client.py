@@ -10,12 +10,53 @@ import grpc  # noqa: E402
 from intentmesh.v1 import extension_service_pb2, extension_service_pb2_grpc, intent_pb2  # noqa: E402
 
 
-def stub(target):
-    return extension_service_pb2_grpc.IntentsExtensionStub(grpc.insecure_channel(target))
+def token():
+    """The bearer token every call carries: $INTENTMESH_TOKEN (`intentmesh token --user diana` prints one)."""
+    value = os.environ.get("INTENTMESH_TOKEN", "").strip()
+    if not value:
+        sys.exit("set INTENTMESH_TOKEN to a bearer token: export INTENTMESH_TOKEN=$(intentmesh token --user diana)")
+    return value
 
 
-def context(user="diana", time_zone="Europe/Zurich"):
-    return intent_pb2.RequestContext(user_id=user, time_zone=time_zone)
+class _Bearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Adds `authorization: Bearer <token>` to every call."""
+
+    def __init__(self, bearer):
+        self._header = ("authorization", f"Bearer {bearer}")
+
+    def _with_token(self, details):
+        metadata = list(details.metadata or []) + [self._header]
+        return details._replace(metadata=metadata) if hasattr(details, "_replace") else _Details(details, metadata)
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._with_token(details), request)
+
+
+class _Details(grpc.ClientCallDetails):
+    def __init__(self, details, metadata):
+        self.method = details.method
+        self.timeout = details.timeout
+        self.metadata = metadata
+        self.credentials = details.credentials
+        self.wait_for_ready = getattr(details, "wait_for_ready", None)
+        self.compression = getattr(details, "compression", None)
+
+
+def channel(target, bearer=None):
+    """A channel to `target` whose calls carry the bearer token."""
+    return grpc.intercept_channel(grpc.insecure_channel(target), _Bearer(bearer or token()))
+
+
+def stub(target, bearer=None):
+    return extension_service_pb2_grpc.IntentsExtensionStub(channel(target, bearer))
+
+
+def context(time_zone="Europe/Zurich"):
+    """Who the user is comes from the token; the context says where and how."""
+    return intent_pb2.RequestContext(time_zone=time_zone)
 
 
 def intent(intent_class, message, app_name=""):
@@ -51,8 +92,11 @@ def run(extension, request_context, the_intent, response_type):
     if confirmed.response.code_name != "ready":
         print(dict(confirmed.response.user_activity.user_info))
         return 3, None
+    # The user's yes travels as Confirm's confirmation token, bound to exactly this intent.
     handled = extension.Handle(
-        extension_service_pb2.HandleRequest(context=request_context, intent=resolved.resolved_intent))
+        extension_service_pb2.HandleRequest(
+            context=request_context, intent=resolved.resolved_intent,
+            confirmation_token=confirmed.confirmation_token))
     response = response_type()
     handled.response.payload.Unpack(response)
     print(f"handle: {handled.response.code_name}")

@@ -12,7 +12,8 @@ struct ChatCommand: AsyncParsableCommand {
   @OptionGroup var options: IntentOptions
 
   func run() async throws {
-    try await GatewayClient.with(options.gateway, token: try options.bearerToken()) { gateway, _ in
+    try await GatewayClient.with(options.gateway, token: try options.bearerToken(), tlsCA: options.gatewayCA) {
+      gateway, _ in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
       let declaration = route.declaration
       var request = try Conversation.firstRequest(options, route: route)

@@ -14,7 +14,8 @@ struct FollowCommand: AsyncParsableCommand {
   @OptionGroup var options: IntentOptions
 
   func run() async throws {
-    try await GatewayClient.with(options.gateway, token: try options.bearerToken()) { gateway, extensions in
+    try await GatewayClient.with(options.gateway, token: try options.bearerToken(), tlsCA: options.gatewayCA) {
+      gateway, extensions in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
       guard route.declaration.supportsLiveUpdates else {
         throw CLIError("\(options.intentClass) sends no live updates (\(route.appName) does not declare them)")

@@ -11,8 +11,12 @@ struct RoutesCommand: AsyncParsableCommand {
   @Option(help: "The gateway's host:port.")
   var gateway: String = "127.0.0.1:50060"
 
+  @Option(help: "Speak TLS to the gateway, checking its certificate against this PEM CA (env INTENTMESH_TLS_CA).")
+  var tlsCA: String?
+
   func run() async throws {
-    try await GatewayClient.with(gateway) { gateway, _ in
+    let ca = tlsCA ?? ProcessInfo.processInfo.environment["INTENTMESH_TLS_CA"].flatMap { $0.isEmpty ? nil : $0 }
+    try await GatewayClient.with(gateway, tlsCA: ca) { gateway, _ in
       let table = try await gateway.listRoutes(.init())
       for domain in table.domains {
         let names = ([domain.appName] + domain.alternativeAppNames).filter { !$0.isEmpty }.joined(separator: " / ")

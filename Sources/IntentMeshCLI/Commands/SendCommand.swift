@@ -14,7 +14,8 @@ struct SendCommand: AsyncParsableCommand {
   var yes = false
 
   func run() async throws {
-    try await GatewayClient.with(options.gateway, token: try options.bearerToken()) { gateway, _ in
+    try await GatewayClient.with(options.gateway, token: try options.bearerToken(), tlsCA: options.gatewayCA) {
+      gateway, _ in
       let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
       var request = try Conversation.firstRequest(options, route: route)
       var turn = try await gateway.interact(request)

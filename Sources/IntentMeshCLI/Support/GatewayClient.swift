@@ -3,13 +3,14 @@ import SwiftProtobuf
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import ServiceKit
 
 /// A connection to the gateway for one command.
 enum GatewayClient {
   typealias Transport = HTTP2ClientTransport.Posix
 
   static func with<T: Sendable>(
-    _ address: String, token: String? = nil,
+    _ address: String, token: String? = nil, tlsCA: String? = nil,
     _ body: (Intentmesh_Gateway_V1_Gateway.Client<Transport>, Intentmesh_V1_IntentsExtension.Client<Transport>)
       async throws -> T
   ) async throws -> T {
@@ -18,8 +19,13 @@ enum GatewayClient {
       throw CLIError("--gateway must be host:port, not \(address)")
     }
     let config = HTTP2ClientTransport.Posix.Config.defaults
+    // TLS when given the CA the gateway's certificate chains to; an IP is dialled as an address (no SNI).
+    let host = String(parts[0])
+    let target: any ResolvableTarget =
+      host.allSatisfy { $0.isNumber || $0 == "." } ? .ipv4(address: host, port: port) : .dns(host: host, port: port)
     let transport = try HTTP2ClientTransport.Posix(
-      target: .dns(host: String(parts[0]), port: port), transportSecurity: .plaintext, config: config)
+      target: target, transportSecurity: tlsCA.map { ClientTLS(trustRoots: $0).transportSecurity } ?? .plaintext,
+      config: config)
     let interceptors: [any ClientInterceptor] = token.map { [BearerTokenInterceptor(token: $0)] } ?? []
     return try await withGRPCClient(transport: transport, interceptors: interceptors) { client in
       try await body(.init(wrapping: client), .init(wrapping: client))

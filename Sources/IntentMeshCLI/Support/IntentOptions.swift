@@ -18,6 +18,14 @@ struct IntentOptions: ParsableArguments {
   @Option(help: "The gateway's host:port.")
   var gateway: String = "127.0.0.1:50060"
 
+  @Option(help: "Speak TLS to the gateway, checking its certificate against this PEM CA (env INTENTMESH_TLS_CA).")
+  var tlsCA: String?
+
+  /// --tls-ca or INTENTMESH_TLS_CA.
+  var gatewayCA: String? {
+    tlsCA ?? ProcessInfo.processInfo.environment["INTENTMESH_TLS_CA"].flatMap { $0.isEmpty ? nil : $0 }
+  }
+
   @Option(help: "The user the intent acts for: a token for them is signed with the local identity in --data.")
   var user: String = "diana"
 

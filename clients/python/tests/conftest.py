@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 
+import grpc
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -55,17 +56,72 @@ def binary_directory():
     return shown.stdout.strip()
 
 
+class ContextUserBearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):
+    """Signs every call in as the user its request's `context.user_id` names, with a token of the
+    stack's local identity, as a real client sends its user's token. Calls that carry their own
+    `authorization`, or name no user, go as they are."""
+
+    def __init__(self, stack):
+        self._stack = stack
+
+    def _details(self, details, request):
+        metadata = list(details.metadata or [])
+        if any(key == "authorization" for key, _ in metadata):
+            return details
+        context = getattr(request, "context", None)
+        user = context.user_id.strip() if context is not None and hasattr(context, "user_id") else ""
+        if not user:
+            return details
+        metadata.append(("authorization", f"Bearer {self._stack.token(user)}"))
+        return _CallDetails(details, metadata)
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._details(details, request), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._details(details, request), request)
+
+
+class _CallDetails(grpc.ClientCallDetails):
+    def __init__(self, details, metadata):
+        self.method = details.method
+        self.timeout = details.timeout
+        self.metadata = metadata
+        self.credentials = details.credentials
+        self.wait_for_ready = getattr(details, "wait_for_ready", None)
+        self.compression = getattr(details, "compression", None)
+
+
 class Stack:
     """The endpoints of a running `intentmesh up`, and one channel per endpoint."""
 
-    def __init__(self, endpoints, log_path, data):
+    def __init__(self, endpoints, log_path, data, executable):
         import grpc
 
         self.endpoints = endpoints
         self.log_path = log_path
         self.data = data
+        self.executable = executable
         self._grpc = grpc
         self._channels = {}
+        self._tokens = {}
+
+    def token(self, user, ttl="1h"):
+        """A bearer token of `user`, signed by the identity `intentmesh up` made (`intentmesh token`)."""
+        key = (user, ttl)
+        if key not in self._tokens:
+            done = subprocess.run(
+                [self.executable, "token", "--data", self.data, "--user", user, "--ttl", ttl],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=True,
+            )
+            self._tokens[key] = done.stdout.strip()
+        return self._tokens[key]
+
+    def _intercepted(self, channel):
+        import grpc
+
+        bearer = ContextUserBearer(self)
+        return grpc.intercept_channel(channel, bearer)
 
     @property
     def gateway(self):
@@ -77,10 +133,14 @@ class Stack:
         if options:
             channel = self._grpc.insecure_channel(target, options=list(options.items()))
             self._channels[(name, uuid.uuid4().hex)] = channel
-            return channel
+            return self._intercepted(channel)
         if name not in self._channels:
             self._channels[name] = self._grpc.insecure_channel(target)
-        return self._channels[name]
+        return self._intercepted(self._channels[name])
+
+    def raw_channel(self, name):
+        """A channel that sends no token of its own."""
+        return self._grpc.insecure_channel(self.endpoints[name])
 
     def extension(self, name):
         from intentmesh.v1 import extension_service_pb2_grpc
@@ -139,7 +199,7 @@ def stack(tmp_path_factory):
         process.wait(30)
         pytest.exit(f"no endpoint for {missing} in the output of intentmesh up:\n{text}", returncode=3)
 
-    running = Stack(endpoints, log_path, str(data))
+    running = Stack(endpoints, log_path, str(data), executable)
     try:
         yield running
     finally:

@@ -74,7 +74,14 @@ def confirm(extension, request_context, the_intent):
 
 
 def handle(extension, request_context, the_intent):
-    return extension.Handle(ext_pb2.HandleRequest(context=request_context, intent=the_intent), timeout=TIMEOUT)
+    """Handle as a client that asked the user does it: Confirm first, then Handle with Confirm's
+    confirmation token (none when the intent needs no yes or Confirm refused it)."""
+    try:
+        token = confirm(extension, request_context, the_intent).confirmation_token
+    except grpc.RpcError:
+        token = ""  # Handle answers the same error, or its own
+    return extension.Handle(
+        ext_pb2.HandleRequest(context=request_context, intent=the_intent, confirmation_token=token), timeout=TIMEOUT)
 
 
 class Round:
@@ -108,7 +115,9 @@ def sirikit_round(extension, request_context, the_intent, response_type, needs_u
     if needs_user_confirmation is not None:
         expected = USER_CONFIRMATION_REQUIRED if needs_user_confirmation else READY
         assert confirmed.interaction.intent_handling_status == expected
-    handled = handle(extension, request_context, resolved.resolved_intent)
+    handled = extension.Handle(
+        ext_pb2.HandleRequest(context=request_context, intent=resolved.resolved_intent,
+                              confirmation_token=confirmed.confirmation_token), timeout=TIMEOUT)
     assert handled.response.code_name == "success", (
         f"handle answered {handled.response.code_name}: {dict(handled.response.user_activity.user_info)}"
     )

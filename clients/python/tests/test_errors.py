@@ -156,6 +156,10 @@ MISSING = [
 ]
 
 
+#: Intents whose handler needs the user's confirmation: Handle takes Confirm's token.
+NEEDS_YES = {"INSendMessageIntent", "INSendPaymentIntent", "INRequestRideIntent"}
+
+
 @pytest.mark.parametrize("intent_class, parameter, prompt", MISSING, ids=[m[0] for m in MISSING])
 def test_a_missing_required_value_is_needs_value_and_handle_fails(stack, via, intent_class, parameter, prompt):
     extension = target_of(stack, intent_class, via)
@@ -166,10 +170,16 @@ def test_a_missing_required_value_is_needs_value_and_handle_fails(stack, via, in
     result = s.results(resolved)[parameter]
     assert [s.kind(r) for r in result] == ["needs_value"]
     assert result[0].needs_value.prompt == prompt
-    # Handle anyway: the intent's own failure code, not a gRPC error (and no effect).
-    handled = s.handle(extension, user_context, the_intent)
-    assert handled.response.code_name.startswith("failure")
-    assert handled.interaction.intent_handling_status in (s.FAILURE, s.DEFERRED_TO_APPLICATION)
+    # Handle anyway: the intent's own failure code, not a gRPC error (and no effect) — or, when the
+    # intent needs the user's yes and Confirm refused it (so gave no token), FAILED_PRECONDITION.
+    confirmed = s.confirm(extension, user_context, the_intent)
+    if intent_class in NEEDS_YES and not confirmed.confirmation_token:
+        s.expect_status(lambda: s.handle(extension, user_context, the_intent), Code.FAILED_PRECONDITION,
+                        "confirm first")
+    else:
+        handled = s.handle(extension, user_context, the_intent)
+        assert handled.response.code_name.startswith("failure")
+        assert handled.interaction.intent_handling_status in (s.FAILURE, s.DEFERRED_TO_APPLICATION)
     if via == "gateway":
         turn = stack.gateway_api().Interact(gw.InteractRequest(context=user_context, intent=the_intent),
                                             timeout=s.TIMEOUT)
@@ -190,12 +200,14 @@ EXTENSION_METHODS = [("Resolve", "ResolveRequest"), ("Confirm", "ConfirmRequest"
 def test_request_bytes_that_do_not_decode_are_invalid(stack, target, method, message):
     channel = stack.channel(target)
     path = f"/intentmesh.v1.IntentsExtension/{method}"
+    # Bytes name no user: the call carries Diana's token itself, and still the bytes are refused.
+    auth = [("authorization", f"Bearer {stack.token('diana')}")]
     if method == "StartSendingUpdates":
         raw = channel.unary_stream(path, request_serializer=None, response_deserializer=None)
-        s.expect_status(lambda: list(raw(GARBAGE, timeout=s.TIMEOUT)), Code.INVALID_ARGUMENT, message)
+        s.expect_status(lambda: list(raw(GARBAGE, timeout=s.TIMEOUT, metadata=auth)), Code.INVALID_ARGUMENT, message)
     else:
         raw = channel.unary_unary(path, request_serializer=None, response_deserializer=None)
-        s.expect_status(lambda: raw(GARBAGE, timeout=s.TIMEOUT), Code.INVALID_ARGUMENT, message)
+        s.expect_status(lambda: raw(GARBAGE, timeout=s.TIMEOUT, metadata=auth), Code.INVALID_ARGUMENT, message)
     still_answers(stack, target)
 
 
@@ -204,7 +216,8 @@ def test_request_bytes_that_do_not_decode_are_invalid(stack, target, method, mes
 def test_gateway_request_bytes_that_do_not_decode_are_invalid(stack, method, message):
     raw = stack.channel("gateway").unary_unary(f"/intentmesh.gateway.v1.Gateway/{method}",
                                                request_serializer=None, response_deserializer=None)
-    s.expect_status(lambda: raw(GARBAGE, timeout=s.TIMEOUT), Code.INVALID_ARGUMENT, message)
+    auth = [("authorization", f"Bearer {stack.token('diana')}")]
+    s.expect_status(lambda: raw(GARBAGE, timeout=s.TIMEOUT, metadata=auth), Code.INVALID_ARGUMENT, message)
 
 
 @pytest.mark.parametrize("service", SERVICES)
@@ -307,10 +320,10 @@ def test_a_request_without_a_user_is_unauthenticated(stack, via, service):
     extension = stack.extension(service if via == "direct" else "gateway")
     the_intent = s.intent(SAMPLES[service], INTENTS[SAMPLES[service]][1]())
     s.expect_status(resolve_call(extension, the_intent, intent_pb2.RequestContext(user_id="  ")),
-                    Code.UNAUTHENTICATED, "user_id")
+                    Code.UNAUTHENTICATED, "authorization: Bearer")
     if via == "gateway":
         s.expect_status(lambda: stack.gateway_api().Interact(gw.InteractRequest(intent=the_intent), timeout=s.TIMEOUT),
-                        Code.UNAUTHENTICATED, "user_id")
+                        Code.UNAUTHENTICATED, "authorization: Bearer")
 
 
 def test_handle_with_effects_needs_an_identifier(stack, via):

@@ -24,9 +24,19 @@ def gateway(stack):
     return stack.gateway_api()
 
 
+#: The confirmation token of the last NEEDS_CONFIRMATION answer, by intent identifier: a yes goes
+#: back with the token of the question it answers.
+ASKED = {}
+
+
 def interact(gateway, the_intent, user_context=None, **fields):
-    return gateway.Interact(
+    if fields.get("user_confirmed") and "confirmation_token" not in fields:
+        fields["confirmation_token"] = ASKED.get(the_intent.identifier, "")
+    turn = gateway.Interact(
         gw.InteractRequest(context=user_context or s.context(), intent=the_intent, **fields), timeout=s.TIMEOUT)
+    if turn.confirmation_token:
+        ASKED[turn.intent.identifier] = turn.confirmation_token
+    return turn
 
 
 def with_payload(the_intent, message):
