@@ -287,7 +287,7 @@ let package = Package(
       dependencies: [
         "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos",
         grpcCore,
-        grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser,
+        grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser, nioHTTP1, nioPosix, crypto,
       ],
       swiftSettings: strictSettings
     ),
