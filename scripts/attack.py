@@ -152,6 +152,11 @@ def bearer() -> tuple[str, str]:
     return ("authorization", f"Bearer {os.environ['INTENTMESH_TOKEN']}")
 
 
+def jwks() -> list[str]:
+    """The JWKS every service started checks tokens against (scripts/attack made it beside the token)."""
+    return ["--jwks", os.environ["INTENTMESH_JWKS"]]
+
+
 def request_headers(authority: str, path: str = RESOLVE_PATH, extra=()) -> list[tuple[str, str]]:
     return [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
             ("content-type", "application/grpc"), ("te", "trailers"), bearer(), *extra]
@@ -345,7 +350,7 @@ class Stacks:
     def _messaging(self, directory: Path) -> tuple[Service, int]:
         service = Service("messaging-service", [
             str(self.cfg.bin / "messaging-service"), "--port", "0",
-            "--database", str(directory / "messaging.sqlite"), "--log-level", "warning",
+            "--database", str(directory / "messaging.sqlite"), "--log-level", "warning", *jwks(),
         ], directory / "messaging.log", self.registry)
         port = int(service.wait_for_log(r" serving on 127\.0\.0\.1:(\d+)", 60).group(1))
         return service, port
@@ -363,7 +368,7 @@ class Stacks:
             if target == "gateway":
                 gateway = Service("gateway", [
                     str(self.cfg.bin / "gateway"), "--port", "0", "--domain", f"127.0.0.1:{domain_port}",
-                    "--log-level", "warning", "--metrics-port=-1", "--event-loops", "1",
+                    "--log-level", "warning", "--metrics-port=-1", "--event-loops", "1", *jwks(),
                 ], directory / "gateway.log", self.registry)
                 started.insert(0, gateway)
                 port = int(gateway.wait_for_log(r" serving on 127\.0\.0\.1:(\d+)", 60).group(1))
@@ -1117,9 +1122,9 @@ def attack_malformed(port: int, cfg: Config) -> dict:
     def compressed(wire: Wire) -> int:  # compressed flag 1, no grpc-encoding
         return wire.open_request(request_headers(wire.authority), b"\x01" + message[1:])
 
-    def pseudo_after_regular(wire: Wire) -> int:
+    def pseudo_after_regular(wire: Wire) -> int:  # with the token, so a lenient proxy's pass is answered
         headers = [(":method", "POST"), (":scheme", "http"), ("content-type", "application/grpc"),
-                   (":path", RESOLVE_PATH), (":authority", wire.authority), ("te", "trailers")]
+                   (":path", RESOLVE_PATH), (":authority", wire.authority), ("te", "trailers"), bearer()]
         return wire.open_request(headers, message)
 
     def duplicate_path(wire: Wire) -> int:  # a second :path, naming another method

@@ -90,6 +90,34 @@ struct TokenVerifierTests {
     #expect(await Self.rejection(verifier, crossed)?.reason == "TOKEN_KEY_MISMATCH")
   }
 
+  @Test("an RSA key that names no alg is RS256's: a token claiming RS512 cannot make it refuse the real ones")
+  func rsaWithoutAlg() async throws {
+    let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+    let primitives = try rsa.publicKey.getKeyPrimitives()
+    let jwk =
+      #"{"kty":"RSA","kid":"entra-style","n":"\#(LocalIssuer.base64URL(primitives.modulus))","e":"\#(LocalIssuer.base64URL(primitives.publicExponent))"}"#
+    let (verifier, _) = try await Self.verifier(keys: [jwk])
+    let payload = try JSONEncoder().encode(Self.claims())
+    let bait = LocalIssuer.compactJWS(header: #"{"alg":"RS512","kid":"entra-style"}"#, payload: payload) { _ in
+      Data(repeating: 7, count: 256)
+    }
+    #expect(await Self.rejection(verifier, bait)?.reason == "TOKEN_KEY_MISMATCH")
+    let real = try LocalIssuer.compactJWS(header: #"{"alg":"RS256","kid":"entra-style"}"#, payload: payload) {
+      try rsa.signature(for: $0, padding: .insecurePKCS1v1_5).rawRepresentation
+    }
+    #expect(try await verifier.verify(Substring(real)).subject == "diana")
+  }
+
+  @Test("untrusted header values are shown short and printable")
+  func shownValues() async throws {
+    let (verifier, _) = try await Self.verifier(keys: [Self.issuerKey])
+    let long = String(repeating: "k", count: 500) + "\u{7}"
+    let token = try Self.issuer.sign(Self.claims(), keyID: long)
+    let message = await Self.rejection(verifier, token)?.rpcErrorMessage ?? ""
+    #expect(message.count < 200)
+    #expect(!message.contains("\u{7}"))
+  }
+
   @Test("alg none and HMAC keyed with the public key are refused before any key is used")
   func refusesNoneAndHMAC() async throws {
     let (verifier, _) = try await Self.verifier(keys: [Self.issuerKey])

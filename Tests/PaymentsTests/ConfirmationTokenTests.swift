@@ -79,8 +79,15 @@ struct ConfirmationTokenTests {
         #expect(error?.message.contains(words) == true, "\(name): \(String(describing: error?.message))")
       }
       #expect(try await Self.balance(store) == 125_000)
-      // The right token moves the money, once.
+      // The right token moves the money, once; a retry replays without one (no effect either way).
       #expect(await Self.handle(client, payment, token: yes) == nil)
+      #expect(try await Self.balance(store) == 125_000 - 8_500)
+      let retry = try await client.handle(
+        .with {
+          $0.context = .with { $0.userID = "diana" }
+          $0.intent = payment
+        })
+      #expect(retry.replayed)
       #expect(try await Self.balance(store) == 125_000 - 8_500)
       // A changed amount needs a new yes, and gets one.
       let more = try Service.payment(100, identifier: "pay-3")

@@ -3,6 +3,7 @@
 by its due date.
 
     clients/python/generate.sh
+    export INTENTMESH_TOKEN=$(intentmesh token --user diana)     # or pass --token
     python3 clients/python/add_reminder.py --target 127.0.0.1:50064 --task "Leave work" --hour 17
 """
 import argparse
@@ -17,13 +18,14 @@ from intentmesh.v1 import types_pb2
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="127.0.0.1:50064")
+    client.add_token_argument(parser)
     parser.add_argument("--task", required=True)
     parser.add_argument("--hour", type=int, default=17, help="tomorrow at this hour, Europe/Zurich")
     args = parser.parse_args()
     tomorrow = datetime.date.today() + datetime.timedelta(days=1)
     day = types_pb2.DateComponents(year=tomorrow.year, month=tomorrow.month, day=tomorrow.day)
     at = types_pb2.DateComponents(year=tomorrow.year, month=tomorrow.month, day=tomorrow.day, hour=args.hour)
-    extension = client.stub(args.target)
+    extension = client.stub(args.target, args.token)
     context = client.context()
     add = notebook_pb2.AddTasksIntent(
         task_titles=[types_pb2.SpeakableString(spoken_phrase=args.task)],

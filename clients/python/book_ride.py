@@ -3,6 +3,7 @@
 (StartSendingUpdates) for a few updates.
 
     clients/python/generate.sh
+    export INTENTMESH_TOKEN=$(intentmesh token --user diana)     # or pass --token
     python3 clients/python/book_ride.py --target 127.0.0.1:50063 --from "300 Post Street" --to "the forest" --ride bicorn
 """
 import argparse
@@ -16,12 +17,13 @@ from intentmesh.v1 import extension_service_pb2, types_pb2
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="127.0.0.1:50063")
+    client.add_token_argument(parser)
     parser.add_argument("--from", dest="pickup", required=True)
     parser.add_argument("--to", dest="drop_off", required=True)
     parser.add_argument("--ride", default="")
     parser.add_argument("--updates", type=int, default=1, help="how many live updates to print before leaving")
     args = parser.parse_args()
-    extension = client.stub(args.target)
+    extension = client.stub(args.target, args.token)
     context = client.context(time_zone="America/Los_Angeles")
     request = ridebooking_pb2.RequestRideIntent(
         pickup_location=types_pb2.Placemark(name=args.pickup), drop_off_location=types_pb2.Placemark(name=args.drop_off),

@@ -10,11 +10,17 @@ import grpc  # noqa: E402
 from intentmesh.v1 import extension_service_pb2, extension_service_pb2_grpc, intent_pb2  # noqa: E402
 
 
-def token():
-    """The bearer token every call carries: $INTENTMESH_TOKEN (`intentmesh token --user diana` prints one)."""
-    value = os.environ.get("INTENTMESH_TOKEN", "").strip()
+def add_token_argument(parser):
+    """`--token`, defaulting to $INTENTMESH_TOKEN: the user's bearer token (`intentmesh token --user diana`)."""
+    parser.add_argument("--token", default=os.environ.get("INTENTMESH_TOKEN", ""),
+                        help="bearer token of the user (default $INTENTMESH_TOKEN; `intentmesh token --user diana`)")
+
+
+def token(given=None):
+    """The bearer token every call carries: `given` (--token), else $INTENTMESH_TOKEN."""
+    value = (given or os.environ.get("INTENTMESH_TOKEN", "")).strip()
     if not value:
-        sys.exit("set INTENTMESH_TOKEN to a bearer token: export INTENTMESH_TOKEN=$(intentmesh token --user diana)")
+        sys.exit("no token: pass --token or export INTENTMESH_TOKEN=$(intentmesh token --user diana)")
     return value
 
 
@@ -46,8 +52,8 @@ class _Details(grpc.ClientCallDetails):
 
 
 def channel(target, bearer=None):
-    """A channel to `target` whose calls carry the bearer token."""
-    return grpc.intercept_channel(grpc.insecure_channel(target), _Bearer(bearer or token()))
+    """A channel to `target` whose calls carry the bearer token (`bearer`, else $INTENTMESH_TOKEN)."""
+    return grpc.intercept_channel(grpc.insecure_channel(target), _Bearer(token(bearer)))
 
 
 def stub(target, bearer=None):

@@ -2,6 +2,7 @@
 """Sends a UnicornPay payment ("send Buttercup 85 bucks for rainbow polish"): resolve, confirm, handle.
 
     clients/python/generate.sh
+    export INTENTMESH_TOKEN=$(intentmesh token --user diana)     # or pass --token
     python3 clients/python/send_payment.py --target 127.0.0.1:50062 --to Buttercup --amount 85 --note "rainbow polish"
 """
 import argparse
@@ -15,6 +16,7 @@ from intentmesh.v1 import types_pb2
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--target", default="127.0.0.1:50062")
+    client.add_token_argument(parser)
     parser.add_argument("--to", required=True)
     parser.add_argument("--amount", required=True, help="e.g. 85 or 18.50")
     parser.add_argument("--currency", default="USD")
@@ -27,8 +29,8 @@ def main() -> int:
         currency_amount=types_pb2.CurrencyAmount(currency_code=args.currency, units=int(units), nanos=nanos),
         note=args.note)
     status, response = client.run(
-        client.stub(args.target), client.context(), client.intent("INSendPaymentIntent", payment, "UnicornPay"),
-        payments_pb2.SendPaymentIntentResponse)
+        client.stub(args.target, args.token), client.context(),
+        client.intent("INSendPaymentIntent", payment, "UnicornPay"), payments_pb2.SendPaymentIntentResponse)
     if response is not None:
         record = response.payment_record
         print(f"paid {record.currency_amount.units}.{record.currency_amount.nanos // 10_000_000:02d} "

@@ -41,8 +41,8 @@ struct TokenCommand: ParsableCommand {
     guard let number = Int64(unit == nil ? text : String(text.dropLast())), number > 0 else {
       throw ValidationError("--ttl \(text) is not a duration such as 90s, 30m, 1h or 7d")
     }
-    let seconds = number * (unit ?? 1)
-    guard seconds <= 366 * 86400 else { throw ValidationError("--ttl \(text) is longer than a year") }
+    let (seconds, overflow) = number.multipliedReportingOverflow(by: unit ?? 1)
+    guard !overflow, seconds <= 366 * 86400 else { throw ValidationError("--ttl \(text) is longer than a year") }
     return .seconds(seconds)
   }
 }

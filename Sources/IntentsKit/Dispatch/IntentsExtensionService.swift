@@ -84,10 +84,14 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
           "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once"
         )
       }
-      if registration.requiresUserConfirmation,
-        let problem = confirmations.problem(
-          with: request.confirmationToken, for: binding(intent, user: intentContext.userID), now: intentContext.now)
-      {
+      // The user's yes, for exactly this intent; checked before any effect (for an intent with
+      // effects, after the ledger: a retry of a Handle that took effect replays it, whatever the
+      // token's age, and changes nothing).
+      let confirmed: @Sendable () throws -> Void = {
+        guard registration.requiresUserConfirmation,
+          let problem = confirmations.problem(
+            with: request.confirmationToken, for: binding(intent, user: intentContext.userID), now: intentContext.now)
+        else { return }
         throw IntentMeshError.confirmationRequired(problem)
       }
       let respond: @Sendable (HandlerAnswer) -> Intentmesh_V1_HandleResponse = { answer in
@@ -99,6 +103,7 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
         }
       }
       guard registration.handleHasEffects else {
+        try confirmed()
         return respond(try await store.read { try await registration.handle(payload, intentContext, $0) })
       }
       let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).serializedBytes()
@@ -113,6 +118,7 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
           replay.replayed = true
           return replay
         }
+        try confirmed()
         let response = respond(try await registration.handle(payload, intentContext, database))
         try await HandledIntentLedger.record(
           userID: intentContext.userID, identifier: intent.identifier,

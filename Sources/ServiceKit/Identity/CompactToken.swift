@@ -27,7 +27,7 @@ package struct CompactToken: Sendable {
     guard let alg = header.alg else { throw .malformed("the JOSE header has no alg") }
     algorithm = try SigningAlgorithm(header: alg)
     if let critical = header.crit, !critical.isEmpty {
-      throw .malformed("critical header parameters \(critical) are not understood")
+      throw .malformed("critical header parameters \(critical.prefix(4).map(TokenRejection.shown)) are not understood")
     }
     guard !parts[2].isEmpty else { throw .badSignature }
     keyID = header.kid

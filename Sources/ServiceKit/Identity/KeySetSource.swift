@@ -13,6 +13,10 @@ package enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
   case file(String)
   case url(String)
 
+  /// The JWKS client: no redirects (one could lead from https to http, or elsewhere).
+  static let client = HTTPClient(
+    eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: .init(redirectConfiguration: .disallow))
+
   /// Largest JWKS document read: real ones are a few KiB.
   static let maximumBytes = 1 << 20
 
@@ -22,7 +26,10 @@ package enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
     if lower.hasPrefix("https://") {
       self = .url(text)
     } else if lower.hasPrefix("http://") {
-      let host = text.dropFirst("http://".count).prefix(while: { $0 != "/" && $0 != ":" })
+      let rest = text.dropFirst("http://".count)
+      let host =
+        rest.hasPrefix("[")
+        ? rest.prefix(while: { $0 != "]" }) + "]" : rest.prefix(while: { $0 != "/" && $0 != ":" })
       guard host == "127.0.0.1" || host == "localhost" || host == "[::1]" else {
         throw KeySetError.unreadable("a JWKS URL must be https (plain http only to loopback): \(text)")
       }
@@ -54,7 +61,7 @@ package enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
       var request = HTTPClientRequest(url: url)
       request.headers.add(name: "accept", value: "application/json")
       do {
-        let response = try await HTTPClient.shared.execute(
+        let response = try await Self.client.execute(
           request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
         guard response.status == .ok else {
           throw KeySetError.unreadable("GET \(url) answered \(response.status.code)")

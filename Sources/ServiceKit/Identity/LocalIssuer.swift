@@ -28,15 +28,15 @@ package struct LocalIssuer: Sendable {
   package static func loadOrCreate(in directory: URL) throws -> LocalIssuer {
     let keyFile = directory.appendingPathComponent(keyFileName)
     let jwksFile = directory.appendingPathComponent(jwksFileName)
-    let issuer: LocalIssuer
-    if let pem = try? String(contentsOf: keyFile, encoding: .utf8) {
-      issuer = LocalIssuer(signingKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
-    } else {
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-      issuer = LocalIssuer(signingKey: P256.Signing.PrivateKey())
-      try Data(issuer.signingKey.pemRepresentation.utf8).write(to: keyFile, options: .atomic)
-      try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+    if !FileManager.default.fileExists(atPath: keyFile.path) {
+      try FileManager.default.createDirectory(
+        at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+      // Created with mode 0600 and only if absent: never readable by others, and two first runs
+      // at once keep one key (the loser reads the winner's).
+      try KeyFile.createExclusively(keyFile.path, contents: P256.Signing.PrivateKey().pemRepresentation)
     }
+    let pem = try String(contentsOf: keyFile, encoding: .utf8)
+    let issuer = LocalIssuer(signingKey: try P256.Signing.PrivateKey(pemRepresentation: pem))
     try Data(issuer.jwks.utf8).write(to: jwksFile, options: .atomic)
     return issuer
   }

@@ -12,7 +12,9 @@ package enum SigningAlgorithm: String, Sendable, CaseIterable {
 
   /// The algorithm a JOSE header names; `TokenRejection.algorithmRefused` for anything else.
   package init(header alg: String) throws(TokenRejection) {
-    guard let known = SigningAlgorithm(rawValue: alg) else { throw .algorithmRefused(alg.isEmpty ? "(empty)" : alg) }
+    guard let known = SigningAlgorithm(rawValue: alg) else {
+      throw .algorithmRefused(alg.isEmpty ? "(empty)" : TokenRejection.shown(alg))
+    }
     self = known
   }
 

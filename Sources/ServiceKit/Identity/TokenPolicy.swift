@@ -16,11 +16,23 @@ package struct TokenPolicy: Sendable, Equatable {
   /// The caller `claims` describe at `now` (seconds since 1970), or why they are refused.
   package func caller(from claims: AccessTokenClaims, now: Double) throws(TokenRejection) -> VerifiedCaller {
     guard let exp = claims.exp else { throw .expired("the token has no exp") }
-    guard now <= exp + leewaySeconds else { throw .expired("exp was \(Int(now - exp)) s ago") }
-    if let nbf = claims.nbf, now + leewaySeconds < nbf { throw .notYetValid("nbf is in \(Int(nbf - now)) s") }
-    guard claims.iss == issuer else { throw .wrongIssuer(expected: issuer, got: claims.iss ?? "") }
-    guard claims.aud.contains(audience) else { throw .wrongAudience(expected: audience, got: claims.aud) }
+    guard exp.isFinite, now <= exp + leewaySeconds else { throw .expired("exp was \(Self.seconds(now - exp)) s ago") }
+    if let nbf = claims.nbf, !nbf.isFinite || now + leewaySeconds < nbf {
+      throw .notYetValid("nbf is in \(Self.seconds(nbf - now)) s")
+    }
+    guard claims.iss == issuer else {
+      throw .wrongIssuer(expected: issuer, got: TokenRejection.shown(claims.iss ?? ""))
+    }
+    guard claims.aud.contains(audience) else {
+      throw .wrongAudience(expected: audience, got: claims.aud.prefix(4).map(TokenRejection.shown))
+    }
     guard let subject = claims.sub, !subject.isEmpty else { throw .noSubject }
     return VerifiedCaller(subject: subject, expiresAt: exp + leewaySeconds)
+  }
+
+  /// Whole seconds for a message, whatever the claim held.
+  static func seconds(_ value: Double) -> String {
+    guard value.isFinite, abs(value) < 1e15 else { return "many" }
+    return "\(Int(value))"
   }
 }

@@ -30,6 +30,14 @@ package enum TokenRejection: Error, Equatable, ExplainedRPCError {
 
   package var rpcErrorCode: RPCError.Code { .unauthenticated }
 
+  /// A value from an unverified token as a message may show it: printable ASCII, at most 64 characters.
+  package static func shown(_ value: String) -> String {
+    let printable = value.unicodeScalars.prefix(64).map {
+      (0x20..<0x7F).contains($0.value) && $0 != "\"" ? Character($0) : "?"
+    }
+    return String(printable) + (value.unicodeScalars.count > 64 ? "…" : "")
+  }
+
   package var rpcErrorMessage: String {
     switch self {
     case .missing: "missing credentials: send authorization: Bearer <JWT>"

@@ -29,6 +29,8 @@ package struct VerificationKeySet: Sendable {
 
   package let keys: [String: Key]
   package let skipped: [String]
+  /// The document's bytes: a reload that reads the same ones changes nothing.
+  package let document: [UInt8]
   /// The keys, for jwt-kit's signature check.
   package let collection: JWTKeyCollection
 
@@ -83,12 +85,16 @@ package struct VerificationKeySet: Sendable {
         skipped.append("\(kid): \(error)")
         continue
       }
-      keys[kid] = Key(keyType: kty, curve: description.crv, algorithm: description.alg)
+      // An RSA key that names no alg is RS256's (RFC 7518's and OIDC's default): jwt-kit builds a key's
+      // signer once, from the first token's alg, so letting tokens choose would let one bad token
+      // choose for all that follow.
+      keys[kid] = Key(
+        keyType: kty, curve: description.crv, algorithm: description.alg ?? (kty == "RSA" ? "RS256" : nil))
     }
     guard !keys.isEmpty else {
       throw KeySetError.notAJWKS("no usable verification key (\(skipped.joined(separator: "; ")))")
     }
-    return VerificationKeySet(keys: keys, skipped: skipped, collection: collection)
+    return VerificationKeySet(keys: keys, skipped: skipped, document: json, collection: collection)
   }
 }
 

@@ -5,7 +5,7 @@ internal import Synchronization
 /// rest, so a flood of distinct valid tokens costs memory up to `capacity` and no more.
 package final class VerifiedTokenCache: Sendable {
   package let capacity: Int
-  private let entries: Mutex<[String: VerifiedCaller]>
+  private let entries: Mutex<[String: (caller: VerifiedCaller, generation: Int)]>
 
   package init(capacity: Int = 10_000) {
     precondition(capacity > 0)
@@ -13,29 +13,30 @@ package final class VerifiedTokenCache: Sendable {
     self.entries = Mutex([:])
   }
 
-  /// The caller of `token` if it was verified and has not expired at `now`.
-  package func caller(of token: Substring, now: Double) -> VerifiedCaller? {
+  /// The caller of `token` if it was verified with the key set of `generation` and has not expired
+  /// at `now`.
+  package func caller(of token: Substring, now: Double, generation: Int = 0) -> VerifiedCaller? {
     let key = String(token)
     return entries.withLock { entries in
-      guard let caller = entries[key] else { return nil }
-      guard now <= caller.expiresAt else {
+      guard let entry = entries[key] else { return nil }
+      guard now <= entry.caller.expiresAt, entry.generation == generation else {
         entries[key] = nil
         return nil
       }
-      return caller
+      return entry.caller
     }
   }
 
-  package func insert(_ caller: VerifiedCaller, for token: Substring, now: Double) {
+  package func insert(_ caller: VerifiedCaller, for token: Substring, now: Double, generation: Int = 0) {
     let key = String(token)
     entries.withLock { entries in
       if entries.count >= capacity {
-        entries = entries.filter { now <= $0.value.expiresAt }
+        entries = entries.filter { now <= $0.value.caller.expiresAt }
         if entries.count >= capacity {
           for key in entries.keys.prefix(max(1, capacity / 4)) { entries[key] = nil }
         }
       }
-      entries[key] = caller
+      entries[key] = (caller, generation)
     }
   }
 
