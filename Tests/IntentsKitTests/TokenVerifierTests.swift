@@ -69,10 +69,10 @@ struct TokenVerifierTests {
     let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     let primitives = try rsa.publicKey.getKeyPrimitives()
     let rsaJWK =
-      #"{"kty":"RSA","kid":"rsa-1","alg":"RS256","n":"\#(LocalIssuer.base64URL(primitives.modulus))","e":"\#(LocalIssuer.base64URL(primitives.publicExponent))"}"#
+      #"{"kty":"RSA","kid":"rsa-1","alg":"RS256","n":"\#(Base64URL.encoded(primitives.modulus))","e":"\#(Base64URL.encoded(primitives.publicExponent))"}"#
     let ed = Curve25519.Signing.PrivateKey()
     let edJWK =
-      #"{"kty":"OKP","crv":"Ed25519","kid":"ed-1","x":"\#(LocalIssuer.base64URL(ed.publicKey.rawRepresentation))"}"#
+      #"{"kty":"OKP","crv":"Ed25519","kid":"ed-1","x":"\#(Base64URL.encoded(ed.publicKey.rawRepresentation))"}"#
     let (verifier, _) = try await Self.verifier(keys: [rsaJWK, edJWK])
     let payload = try JSONEncoder().encode(Self.claims(sub: "ezra"))
     let rsaToken = try LocalIssuer.compactJWS(header: #"{"alg":"RS256","kid":"rsa-1"}"#, payload: payload) {
@@ -95,7 +95,7 @@ struct TokenVerifierTests {
     let rsa = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     let primitives = try rsa.publicKey.getKeyPrimitives()
     let jwk =
-      #"{"kty":"RSA","kid":"entra-style","n":"\#(LocalIssuer.base64URL(primitives.modulus))","e":"\#(LocalIssuer.base64URL(primitives.publicExponent))"}"#
+      #"{"kty":"RSA","kid":"entra-style","n":"\#(Base64URL.encoded(primitives.modulus))","e":"\#(Base64URL.encoded(primitives.publicExponent))"}"#
     let (verifier, _) = try await Self.verifier(keys: [jwk])
     let payload = try JSONEncoder().encode(Self.claims())
     let bait = LocalIssuer.compactJWS(header: #"{"alg":"RS512","kid":"entra-style"}"#, payload: payload) { _ in
@@ -159,7 +159,7 @@ struct TokenVerifierTests {
     }
     // A token whose signature was tampered with after signing.
     var parts = try Self.issuer.sign(Self.claims()).split(separator: ".").map(String.init)
-    parts[1] = LocalIssuer.base64URL(try JSONEncoder().encode(Self.claims(sub: "mallory")))
+    parts[1] = Base64URL.encoded(try JSONEncoder().encode(Self.claims(sub: "mallory")))
     #expect(await Self.rejection(verifier, parts.joined(separator: ".")) == .badSignature)
     #expect(verifier.cache.count == 0)
   }

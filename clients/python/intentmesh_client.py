@@ -32,13 +32,18 @@ class _Bearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientIntercepto
 
     def _with_token(self, details):
         metadata = list(details.metadata or []) + [self._header]
-        return details._replace(metadata=metadata) if hasattr(details, "_replace") else _Details(details, metadata)
+        return with_metadata(details, metadata)
 
     def intercept_unary_unary(self, continuation, details, request):
         return continuation(self._with_token(details), request)
 
     def intercept_unary_stream(self, continuation, details, request):
         return continuation(self._with_token(details), request)
+
+
+def with_metadata(details, metadata):
+    """`details` of a call, with `metadata` instead of its own (for client interceptors)."""
+    return details._replace(metadata=metadata) if hasattr(details, "_replace") else _Details(details, metadata)
 
 
 class _Details(grpc.ClientCallDetails):

@@ -1,5 +1,6 @@
 package import Foundation
 package import Crypto
+internal import ServiceKit
 
 /// The proof that the user was asked: a MAC over the user, the intent class, its identifier and the
 /// exact payload bytes, with a short expiry, made by Confirm and required by Handle for every intent
@@ -39,7 +40,7 @@ package struct ConfirmationTokens: Sendable {
     var token = Data([Self.version])
     withUnsafeBytes(of: expires.bigEndian) { token.append(contentsOf: $0) }
     token.append(mac(binding, expires: expires))
-    return Self.base64URL(token)
+    return Base64URL.encoded(token)
   }
 
   /// Why `token` does not confirm `binding` at `now`, or nil when it does.
@@ -48,7 +49,7 @@ package struct ConfirmationTokens: Sendable {
       return
         "confirm first: \(binding.intentClass) needs the user's yes; call Confirm and pass its confirmation_token to Handle"
     }
-    guard let bytes = Self.base64URLDecoded(token), bytes.count == 1 + 8 + 32, bytes.first == Self.version else {
+    guard let bytes = Base64URL.decoded(token), bytes.count == 1 + 8 + 32, bytes.first == Self.version else {
       return "confirm first: the confirmation_token is not one this service issued"
     }
     let expires = bytes.dropFirst().prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -81,17 +82,5 @@ package struct ConfirmationTokens: Sendable {
     }
     withUnsafeBytes(of: expires.bigEndian) { data.append(contentsOf: $0) }
     return data
-  }
-
-  static func base64URL(_ data: Data) -> String {
-    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-      .replacingOccurrences(of: "=", with: "")
-  }
-
-  static func base64URLDecoded(_ text: String) -> Data? {
-    var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-    guard !standard.contains("=") else { return nil }
-    standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-    return Data(base64Encoded: standard)
   }
 }

@@ -20,7 +20,7 @@ package struct CompactToken: Sendable {
     guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
       throw .malformed("a JWT has three base64url parts separated by dots")
     }
-    guard let bytes = Self.base64URLDecoded(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: bytes)
+    guard let bytes = Base64URL.decoded(parts[0]), let header = try? JSONDecoder().decode(Header.self, from: bytes)
     else {
       throw .malformed("the JOSE header is not base64url JSON")
     }
@@ -31,13 +31,5 @@ package struct CompactToken: Sendable {
     }
     guard !parts[2].isEmpty else { throw .badSignature }
     keyID = header.kid
-  }
-
-  /// Base64url without padding (RFC 7515 §2), decoded; nil when it is not.
-  static func base64URLDecoded(_ text: Substring) -> Data? {
-    var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-    guard !standard.contains("=") else { return nil }
-    standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-    return Data(base64Encoded: standard)
   }
 }

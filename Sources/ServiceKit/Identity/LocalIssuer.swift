@@ -21,7 +21,7 @@ package struct LocalIssuer: Sendable {
   package init(signingKey: P256.Signing.PrivateKey) {
     self.signingKey = signingKey
     let thumbprint = SHA256.hash(data: Data(Self.thumbprintInput(of: signingKey.publicKey).utf8))
-    self.keyID = Self.base64URL(Data(thumbprint)).prefix(16).description
+    self.keyID = Base64URL.encoded(Data(thumbprint)).prefix(16).description
   }
 
   /// The issuer whose key is in `directory`, made there (key 0600, JWKS 0644) the first time.
@@ -68,25 +68,13 @@ package struct LocalIssuer: Sendable {
 
   /// `header.payload.signature` in base64url, the signature made by `sign` over the first two.
   package static func compactJWS(header: String, payload: Data, sign: (Data) throws -> Data) rethrows -> String {
-    let input = base64URL(Data(header.utf8)) + "." + base64URL(payload)
-    return input + "." + base64URL(try sign(Data(input.utf8)))
-  }
-
-  package static func base64URL(_ data: Data) -> String {
-    String(
-      data.base64EncodedString().compactMap { character -> Character? in
-        switch character {
-        case "+": "-"
-        case "/": "_"
-        case "=": nil
-        default: character
-        }
-      })
+    let input = Base64URL.encoded(Data(header.utf8)) + "." + Base64URL.encoded(payload)
+    return input + "." + Base64URL.encoded(try sign(Data(input.utf8)))
   }
 
   private static func coordinates(of key: P256.Signing.PublicKey) -> (String, String) {
     let raw = key.rawRepresentation  // x ‖ y, 32 bytes each
-    return (base64URL(raw.prefix(32)), base64URL(raw.suffix(32)))
+    return (Base64URL.encoded(raw.prefix(32)), Base64URL.encoded(raw.suffix(32)))
   }
 
   private static func thumbprintInput(of key: P256.Signing.PublicKey) -> String {

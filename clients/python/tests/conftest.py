@@ -73,23 +73,15 @@ class ContextUserBearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClient
         if not user:
             return details
         metadata.append(("authorization", f"Bearer {self._stack.token(user)}"))
-        return _CallDetails(details, metadata)
+        from intentmesh_client import with_metadata  # imported once the stubs exist
+
+        return with_metadata(details, metadata)
 
     def intercept_unary_unary(self, continuation, details, request):
         return continuation(self._details(details, request), request)
 
     def intercept_unary_stream(self, continuation, details, request):
         return continuation(self._details(details, request), request)
-
-
-class _CallDetails(grpc.ClientCallDetails):
-    def __init__(self, details, metadata):
-        self.method = details.method
-        self.timeout = details.timeout
-        self.metadata = metadata
-        self.credentials = details.credentials
-        self.wait_for_ready = getattr(details, "wait_for_ready", None)
-        self.compression = getattr(details, "compression", None)
 
 
 class Stack:
