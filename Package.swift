@@ -66,6 +66,7 @@ let package = Package(
     .executable(name: "notes-service", targets: ["ListsAndNotesService"]),
     .executable(name: "gateway", targets: ["GatewayService"]),
     .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
+    .executable(name: "relay-framing-probe", targets: ["RelayFramingProbe"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
     .library(name: "ServiceKit", targets: ["ServiceKit"]),
   ],
@@ -232,6 +233,11 @@ let package = Package(
       ],
       swiftSettings: strictSettings
     ),
+
+    // A measurement instrument (scripts/bench-framing): a relay on NIOHTTP2Handler without a multiplexer.
+    .executableTarget(
+      name: "RelayFramingProbe", dependencies: [nioCore, nioPosix, nioHTTP2, nioHPACK],
+      path: "Benchmarks/RelayFramingProbe"),
 
     // Tests.
     .testTarget(

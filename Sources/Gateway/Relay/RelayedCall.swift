@@ -20,96 +20,64 @@ final class RelayedCall {
   private let clientStream: RelayStream
   private var upstream: RelayConnection?
   private var upstreamStream: RelayStream?
-
-  private enum Phase {
-    /// Collecting the request until the route is known.
-    case routing
-    /// Frames flow both ways.
-    case relaying
-    /// The relay answered the call itself; what the client still sends is dropped.
-    case answered
-  }
-
-  private var phase = Phase.routing
-  /// The request as received so far while routing; kept after sending (for one retry through the
-  /// gateway's server) until the upstream answers.
-  private var held: [RelayStream.Outgoing] = []
-  private var keepForRetry = false
-  private var retried = false
-  private var toDomain = false
-  private var requestEnded = false
-  private var clientGone = false
-  private var path = ""
-  private var encoding: String?
-  private var passThrough: (shape: IntentWireScan.Shape, streaming: Bool)?
-  private var firstMessage: ByteBuffer?
-  private var responseStarted = false
-  private var responseEnded = false
+  /// Where the upstream stream goes (to open it again elsewhere should its connection go away
+  /// before announcing it).
+  private var upstreamEndpoint: DomainEndpoint?
+  private var machine: RelayedCallStateMachine
+  private let path: String
+  /// The call names a `grpc-encoding` other than identity.
+  private let encoded: Bool
+  private let passThrough: (shape: IntentWireScan.Shape, streaming: Bool)?
   private var call: RelayMetrics.Call?
-  /// DATA bytes taken from each side and not yet granted back: they wait on the other side.
-  private var owedToClient = 0
-  private var owedToUpstream = 0
-  /// Request bytes held while routing, counted in the loop's `routingBytes`.
-  private var heldBytes = 0
 
-  init(client: RelayConnection, stream: RelayStream, state: RelayLoopState) {
+  /// The client opened `stream` with `headers`: a call the gateway's server answers, or whose
+  /// route comes only with the request's end, opens upstream at once; a pass-through call waits
+  /// for its first message.
+  init(client: RelayConnection, stream: RelayStream, state: RelayLoopState, headers: HPACKHeaders, endStream: Bool) {
     self.client = client
     self.clientStream = stream
     self.state = state
+    path = headers.first(name: ":path") ?? ""
+    encoded = headers.first(name: "grpc-encoding").map { $0 != "identity" } ?? false
+    passThrough = RelayRouter.passThrough[path]
+    machine = RelayedCallStateMachine(headers: headers, endStream: endStream)
+  }
+
+  /// Starts the call (once the client's stream knows it).
+  func start() {
+    if passThrough == nil || machine.requestEnded { open(to: .gatewayServer) }
   }
 
   private var router: RelayRouter { state.router }
 
-  // MARK: Events from the connections
+  /// Whether the call still waits for what it is routed by.
+  var isRouting: Bool { machine.isRouting }
 
-  /// The client opened the stream with `headers`.
-  func started(headers: HPACKHeaders, endStream: Bool) {
-    if endStream { requestEnded = true }
-    held.append(.headers(headers, endStream: endStream))
-    path = headers.first(name: ":path") ?? ""
-    encoding = headers.first(name: "grpc-encoding").flatMap { $0 == "identity" ? nil : $0 }
-    passThrough = RelayRouter.passThrough[path]
-    if passThrough == nil || requestEnded { open(to: router.gatewayServer, domain: false) }
-  }
+  // MARK: Events from the connections
 
   func received(headers: HPACKHeaders, endStream: Bool, on stream: RelayStream, from connection: RelayConnection) {
     if stream === clientStream {
-      if endStream { requestEnded = true }
-      forwardRequest(.headers(headers, endStream: endStream), bytes: 0)
+      requestArrived(.headers(headers, endStream: endStream), bytes: 0)
     } else if stream === upstreamStream {
-      if endStream {
-        responseEnded = true
+      let action = machine.responseHeadersArrived(endStream: endStream)
+      if endStream, case .forward = action {
         state.metrics.finished(call, status: headers.first(name: "grpc-status"))
         call = nil
-        upstreamAnswered(stream)
       }
-      let first = !responseStarted
-      responseArrived()
-      if !clientGone {
-        let headers = first ? RelayRouter.clientHeaders(headers) : headers
-        client.send(.headers(headers, endStream: endStream), on: clientStream)
-      }
+      responseArrived(.headers(headers, endStream: endStream), action: action, on: stream, from: connection)
     }
   }
 
   func received(data: ByteBuffer, endStream: Bool, on stream: RelayStream, from connection: RelayConnection) {
     if stream === clientStream {
-      if endStream { requestEnded = true }
-      forwardRequest(.data(data, endStream: endStream), bytes: data.readableBytes)
+      requestArrived(.data(data, endStream: endStream), bytes: data.readableBytes)
     } else if stream === upstreamStream {
-      responseArrived()
-      if endStream {
-        responseEnded = true
+      let action = machine.responseDataArrived(bytes: data.readableBytes, endStream: endStream)
+      if endStream, case .forward = action {
         state.metrics.finished(call, status: nil)
         call = nil
-        upstreamAnswered(stream)
       }
-      if clientGone {
-        connection.credit(stream, data.readableBytes)
-      } else {
-        owedToUpstream += data.readableBytes
-        client.send(.data(data, endStream: endStream), on: clientStream)
-      }
+      responseArrived(.data(data, endStream: endStream), action: action, on: stream, from: connection)
     } else {
       connection.credit(stream, data.readableBytes)  // a stream this call has left
     }
@@ -118,20 +86,15 @@ final class RelayedCall {
   /// `bytes` of DATA left on `stream`: the side they came from may send as many again.
   func sent(_ bytes: Int, on stream: RelayStream) {
     if stream === clientStream {
-      let granted = min(bytes, owedToUpstream)
-      owedToUpstream -= granted
-      if let upstream, let upstreamStream { upstream.credit(upstreamStream, granted) }
+      creditUpstream(machine.sentToClient(bytes))
     } else if stream === upstreamStream {
-      let granted = min(bytes, owedToClient)
-      owedToClient -= granted
-      client.credit(clientStream, granted)
+      client.credit(clientStream, machine.sentUpstream(bytes))
     }
   }
 
   /// `stream` ended without finishing: reset by its peer, refused by a GOAWAY, or its connection
   /// is gone.
   func streamReset(_ stream: RelayStream, on connection: RelayConnection) {
-    releaseHeld()
     if stream === clientStream {
       clientReset()
     } else if stream === upstreamStream {
@@ -139,195 +102,173 @@ final class RelayedCall {
     }
   }
 
-  // MARK: The request
-
-  private func forwardRequest(_ item: RelayStream.Outgoing, bytes: Int) {
-    switch phase {
-    case .relaying:
-      if let upstream, let upstreamStream, !responseEnded {
-        owedToClient += bytes
-        upstream.send(item, on: upstreamStream)
-      } else {
-        client.credit(clientStream, bytes)  // the answer is complete: nobody takes the rest
-      }
-    case .routing:
-      // Held until routed, and granted back only once sent on: the client can make the call hold
-      // no more than the stream's window. What is held keeps its own bytes, not the read buffer.
-      var kept = item
-      if case .data(let bytes, let end) = item { kept = .data(bytes.compacted(), endStream: end) }
-      held.append(kept)
-      heldBytes += bytes
-      state.routingBytes += bytes
-      guard state.routingBytes <= state.routingBudget else {
-        return refuse(
-          status: 8,
-          message:
-            "the gateway holds too many requests still being routed (\(state.limits.maxRoutingBytes) bytes); try again")
-      }
-      route(after: kept)
-    case .answered:
-      client.credit(clientStream, bytes)
-    }
-  }
-
-  /// Whether the call still waits for what it is routed by.
-  var isRouting: Bool { phase == .routing }
-
   /// The first message did not come in time (`RelayLimits.firstMessageTimeout`).
   func firstMessageTimedOut() {
-    guard phase == .routing else { return }
+    guard machine.isRouting else { return }
     state.events.record("call_timed_out", code: "FIRST_MESSAGE", detail: path)
-    refuse(
-      status: 4,
-      message: "\(path): the request's first message did not arrive within \(state.limits.firstMessageTimeout)")
+    refuse(.firstMessageTimeout)
   }
 
-  /// Answers the call with `status` without routing it, and ends the client's stream.
-  private func refuse(status: Int, message: String) {
-    phase = .answered
-    firstMessage = nil
-    held.removeAll()
-    let owed = heldBytes
-    releaseHeld()
-    failCall(status: status, message: message)
-    client.credit(clientStream, owed)
-  }
+  // MARK: The request
 
-  /// Forgets the bytes held while routing from the loop's count.
-  private func releaseHeld() {
-    state.routingBytes -= heldBytes
-    heldBytes = 0
-  }
-
-  /// Decides where the call goes as soon as the request so far allows.
-  private func route(after item: RelayStream.Outgoing) {
-    guard case .data(var bytes, _) = item, let shape = passThrough?.shape else {
-      if requestEnded { open(to: router.gatewayServer, domain: false) }
-      return
-    }
-    if firstMessage == nil {
-      firstMessage = bytes
-    } else {
-      firstMessage!.writeBuffer(&bytes)
-    }
-    decideFromFirstMessage(shape: shape)
-  }
-
-  private func decideFromFirstMessage(shape: IntentWireScan.Shape) {
-    guard let buffer = firstMessage, buffer.readableBytes >= 5,
-      let compressed = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
-      let length = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt32.self)
-    else {
-      if requestEnded { open(to: router.gatewayServer, domain: false) }
-      return
-    }
-    guard Int(length) <= router.maxRequestMessageBytes else {
-      return refuse(
-        status: 8,
-        message:
-          "\(path): the request message is \(length) bytes; this service accepts at most \(router.maxRequestMessageBytes) (--max-message-bytes)"
-      )
-    }
-    guard compressed == 0 else {
-      // gRPC: a compressed message without its encoding is INTERNAL; one with an encoding is the
-      // gateway server's to decompress and answer.
-      guard encoding != nil else {
-        return refuse(status: 13, message: "\(path): a compressed message without grpc-encoding")
+  private func requestArrived(_ item: RelayStream.Outgoing, bytes: Int) {
+    let action = machine.requestArrived(
+      item, bytes: bytes, routedByFirstMessage: passThrough != nil,
+      maxMessageBytes: router.maxRequestMessageBytes, encoded: encoded)
+    switch action {
+    case .forward(let item):
+      guard let upstream, let upstreamStream else { return }
+      if case .headers(let trailers, _) = item, HeaderListCheck.listSize(trailers) > upstream.peerMaxHeaderListSize {
+        return headerListRefused(size: HeaderListCheck.listSize(trailers), by: upstream, stream: upstreamStream)
       }
-      return open(to: router.gatewayServer, domain: false)
-    }
-    guard buffer.readableBytes >= 5 + Int(length) else {
-      // A message larger than one stream window cannot arrive while it is held: the gateway's
-      // server, which takes it with flow control of its own, routes it.
-      if requestEnded || heldBytes >= RelaySettings.initialWindowSize / 2 {
-        open(to: router.gatewayServer, domain: false)
+      upstream.send(item, on: upstreamStream)
+    case .creditClient(let bytes):
+      client.credit(clientStream, bytes)  // the answer is complete, or the call was refused
+    case .held(let bytes, let decision):
+      // Held until routed, and granted back only once sent on: the client can make the call hold
+      // no more than the stream's window; all calls of the loop no more than its routing budget.
+      state.routingBytes += bytes
+      guard state.routingBytes <= state.routingBudget else {
+        return refuse(.routingBudget(limit: state.limits.maxRoutingBytes))
       }
-      return
-    }
-    let message = buffer.getSlice(at: buffer.readerIndex + 5, length: Int(length))!
-    if let found = IntentWireScan.scan(message, shape: shape), let domain = router.domain(for: found) {
-      open(to: domain, domain: true)
-    } else {
-      open(to: router.gatewayServer, domain: false)
+      route(decision)
     }
   }
 
-  private func open(to endpoint: DomainEndpoint, domain: Bool) {
-    phase = .relaying
-    firstMessage = nil  // the held frames carry the bytes; the scan copy is no longer needed
-    // The held bytes are granted back to the client as they leave upstream.
-    owedToClient += heldBytes
-    releaseHeld()
-    toDomain = domain
-    // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
-    if domain { call = state.startedCall(path: path) }
-    if domain, case .headers(let first, let end)? = held.first {
-      let headers = router.upstreamHeaders(first, streaming: passThrough?.streaming ?? false).0
-      held[0] = .headers(headers, endStream: end)
+  private func route(_ decision: RelayedCallStateMachine.RouteDecision) {
+    switch decision {
+    case .wait:
+      break
+    case .gatewayServer:
+      open(to: .gatewayServer)
+    case .refuse(let refusal):
+      refuse(refusal)
+    case .scan(let message):
+      if let shape = passThrough?.shape, let found = IntentWireScan.scan(message, shape: shape),
+        let domain = router.domain(for: found)
+      {
+        open(to: .domain(domain))
+      } else {
+        open(to: .gatewayServer)
+      }
     }
+  }
+
+  /// Answers the call with the refusal's status without routing it, and ends the client's stream.
+  private func refuse(_ refusal: RelayedCallStateMachine.Refusal) {
+    guard let held = machine.refuse(refusal) else { return }
+    state.routingBytes -= held
+    failCall(status: refusal.status, message: message(for: refusal), trailersOnly: true)
+    client.credit(clientStream, held)
+  }
+
+  private func message(for refusal: RelayedCallStateMachine.Refusal) -> String {
+    switch refusal {
+    case .messageTooLarge(let length, let limit):
+      "\(path): the request message is \(length) bytes; this service accepts at most \(limit) (--max-message-bytes)"
+    case .compressedWithoutEncoding:
+      "\(path): a compressed message without grpc-encoding"
+    case .routingBudget(let limit):
+      "the gateway holds too many requests still being routed (\(limit) bytes); try again"
+    case .firstMessageTimeout:
+      "\(path): the request's first message did not arrive within \(state.limits.firstMessageTimeout)"
+    case .headerListTooLarge(let size, let limit):
+      "the request's header list is \(size) bytes; the upstream takes at most \(limit)"
+    }
+  }
+
+  private func open(to destination: RelayedCallStateMachine.Destination) {
+    let endpoint: DomainEndpoint
+    switch destination {
+    case .gatewayServer: endpoint = router.gatewayServer
+    case .domain(let domain): endpoint = domain
+    }
+    let toDomain = destination != .gatewayServer
     // A unary pass-through request is short: keep it until the domain answers, so that a stream the
     // domain refuses (GOAWAY, lost connection) can still be placed through the gateway's server.
-    keepForRetry = domain && requestEnded
-    let (connection, stream) = state.pool.openStream(to: endpoint, for: self)
-    if case .headers(let first, _)? = held.first, HeaderListCheck.listSize(first) > connection.peerMaxHeaderListSize {
-      // Sent, the header list would make the upstream end the connection every call shares.
-      connection.reset(stream, code: .cancel)
-      phase = .answered
-      held.removeAll()
-      keepForRetry = false
-      failCall(
-        status: 8,
-        message:
-          "the request's header list is \(HeaderListCheck.listSize(first)) bytes; the upstream takes at most \(connection.peerMaxHeaderListSize)"
-      )
-      client.credit(clientStream, owedToClient)
-      owedToClient = 0
-      return
+    var (request, released) = machine.open(to: destination, keepForRetry: toDomain && machine.requestEnded)
+    state.routingBytes -= released
+    // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
+    if toDomain {
+      call = state.startedCall(path: path)
+      if case .headers(let first, let end)? = request.first {
+        request[0] = .headers(
+          router.upstreamHeaders(first, streaming: passThrough?.streaming ?? false).0, endStream: end)
+      }
     }
+    send(request, to: endpoint)
+  }
+
+  /// Opens the stream to `endpoint` and sends `request` on it, unless its header list is larger
+  /// than the upstream takes: sent, it would make the upstream end the connection every call shares.
+  private func send(_ request: [RelayStream.Outgoing], to endpoint: DomainEndpoint) {
+    let (connection, stream) = state.pool.openStream(to: endpoint, for: self)
     upstream = connection
     upstreamStream = stream
-    let request = held
-    if !keepForRetry { held.removeAll() }
+    upstreamEndpoint = endpoint
+    if case .headers(let first, _)? = request.first, HeaderListCheck.listSize(first) > connection.peerMaxHeaderListSize
+    {
+      return headerListRefused(size: HeaderListCheck.listSize(first), by: connection, stream: stream)
+    }
     for item in request { connection.send(item, on: stream) }
   }
 
-  /// Sends the held request to the gateway's server, which places it again or says why not.
-  private func retryThroughGatewayServer() {
-    retried = true
-    keepForRetry = false
-    state.metrics.abandoned(call)
-    call = nil
-    open(to: router.gatewayServer, domain: false)
+  /// A header list the upstream would not take: sent, it would make the upstream end the
+  /// connection every call shares. The stream is reset instead and the relay ends the call.
+  private func headerListRefused(size: Int, by connection: RelayConnection, stream: RelayStream) {
+    connection.reset(stream, code: .cancel)
+    guard let (creditClient, trailersOnly) = machine.headerListRefused() else { return }
+    state.events.record(
+      "call_refused", code: "HEADER_LIST",
+      detail: "\(size) bytes for an upstream taking \(connection.peerMaxHeaderListSize)")
+    failCall(
+      status: 8, message: message(for: .headerListTooLarge(size: size, limit: connection.peerMaxHeaderListSize)),
+      trailersOnly: trailersOnly)
+    client.credit(clientStream, creditClient)
+  }
+
+  /// The upstream connection went away (GOAWAY) before `stream` was announced on it: the upstream
+  /// never saw it, so what waited on it is sent on a stream to the same endpoint elsewhere.
+  func neverAnnounced(_ stream: RelayStream, waiting: [RelayStream.Outgoing]) {
+    guard stream === upstreamStream, let upstreamEndpoint else { return }
+    let (connection, reopened) = state.pool.openStream(to: upstreamEndpoint, for: self)
+    upstream = connection
+    upstreamStream = reopened
+    for item in waiting { connection.send(item, on: reopened) }
   }
 
   // MARK: The answer
 
-  private func responseArrived() {
-    guard !responseStarted else { return }
-    responseStarted = true
-    held.removeAll()
-    keepForRetry = false
-  }
-
-  /// The upstream's answer is complete; a request still being sent is of no more use to it.
-  private func upstreamAnswered(_ stream: RelayStream) {
-    guard !(stream.localEnded && stream.queue.isEmpty), let upstream else { return }
-    upstream.reset(stream, code: .cancel)
-    settle(client: true, upstream: false)
+  private func responseArrived(
+    _ item: RelayStream.Outgoing, action: RelayedCallStateMachine.ResponseAction, on stream: RelayStream,
+    from connection: RelayConnection
+  ) {
+    switch action {
+    case .creditUpstream(let bytes):
+      connection.credit(stream, bytes)
+    case .forward(let first, let answered, let creditClient):
+      if answered {
+        // The answer is complete: a request still being sent is of no more use upstream.
+        if !(stream.localEnded && stream.queue.isEmpty) { connection.reset(stream, code: .cancel) }
+        client.credit(clientStream, creditClient)
+      }
+      if first, case .headers(let headers, let end) = item {
+        client.send(.headers(RelayRouter.clientHeaders(headers), endStream: end), on: clientStream)
+      } else {
+        client.send(item, on: clientStream)
+      }
+    }
   }
 
   /// Ends the client's stream with a gRPC status: trailers-only if nothing was sent yet.
-  private func failCall(status: Int, message: String) {
-    guard !clientGone, !responseEnded else { return }
+  private func failCall(status: Int, message: String, trailersOnly: Bool) {
     var headers = HPACKHeaders()
-    if !responseStarted {
+    if trailersOnly {
       headers.add(name: ":status", value: "200")
       headers.add(name: "content-type", value: "application/grpc")
     }
     headers.add(name: "grpc-status", value: "\(status)")
     headers.add(name: "grpc-message", value: message)
-    responseEnded = true
-    responseStarted = true
     state.metrics.finished(call, status: "\(status)")
     call = nil
     client.send(.headers(headers, endStream: true), on: clientStream)
@@ -336,39 +277,36 @@ final class RelayedCall {
   // MARK: Resets
 
   private func clientReset() {
-    guard !clientGone else { return }
-    clientGone = true
+    guard let (released, creditClient, creditUpstream) = machine.clientReset() else { return }
+    state.routingBytes -= released
     if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }
     if call != nil {
       state.metrics.finished(call, status: "1")  // the client cancelled
       call = nil
     }
-    held.removeAll()
-    firstMessage = nil
-    settle(client: true, upstream: true)
+    client.credit(clientStream, creditClient)
+    self.creditUpstream(creditUpstream)
   }
 
   private func upstreamReset() {
-    settle(client: true, upstream: false)
-    guard !responseEnded, !clientGone else { return }
-    if !responseStarted && keepForRetry && !retried {
-      retryThroughGatewayServer()
-    } else {
+    let (action, creditClient) = machine.upstreamReset()
+    client.credit(clientStream, creditClient)
+    switch action {
+    case .none:
+      break
+    case .retry(let request):
+      // Sends the kept request to the gateway's server, which places it again or says why not.
+      state.metrics.abandoned(call)
+      call = nil
+      send(request, to: router.gatewayServer)
+    case .fail(let toDomain, let trailersOnly):
       failCall(
-        status: 14,
-        message: toDomain ? "the domain reset the stream" : "the gateway's server reset the stream")
+        status: 14, message: toDomain ? "the domain reset the stream" : "the gateway's server reset the stream",
+        trailersOnly: trailersOnly)
     }
   }
 
-  /// Grants back what a side sent that will now never leave on the other.
-  private func settle(client settleClient: Bool, upstream settleUpstream: Bool) {
-    if settleClient && owedToClient > 0 {
-      client.credit(clientStream, owedToClient)
-      owedToClient = 0
-    }
-    if settleUpstream && owedToUpstream > 0, let upstream, let upstreamStream {
-      upstream.credit(upstreamStream, owedToUpstream)
-      owedToUpstream = 0
-    }
+  private func creditUpstream(_ bytes: Int) {
+    if let upstream, let upstreamStream { upstream.credit(upstreamStream, bytes) }
   }
 }

@@ -1,8 +1,7 @@
 internal import NIOCore
 internal import NIOHPACK
 
-/// What a peer may still do on one connection before the relay calls it abuse, and the times
-/// the connection's deadlines count from.
+/// What a peer may still do on one connection before the relay calls it abuse.
 struct ConnectionDefences {
   /// Resets, stream errors, empty frames, HEADERS on closed streams (rapid reset and its kin).
   var glitches: RateBudget
@@ -10,25 +9,10 @@ struct ConnectionDefences {
   var controlFrames: RateBudget
   /// Resets the relay sends an upstream (client role).
   var upstreamResets: RateBudget
-  /// When the connection came (for the handshake deadline).
-  var openedAt: NIODeadline
-  /// The peer has sent its SETTINGS (server role: the preface and the handshake are done).
-  var handshakeDone = false
-  /// Since when no stream is open; nil while one is.
-  var idleSince: NIODeadline?
-  /// Since when the socket has not drained the relay's output; nil while it does.
-  var unwritableSince: NIODeadline?
-  /// Reading from the peer is paused until the socket drains.
-  var readingPaused = false
-  /// The channel asked to read while reading was paused.
-  var readPending = false
-
-  init(limits: RelayLimits, now: NIODeadline, openedAt: NIODeadline) {
+  init(limits: RelayLimits, now: NIODeadline) {
     glitches = RateBudget(capacity: limits.maxGlitches, window: limits.glitchWindow, now: now)
     controlFrames = RateBudget(capacity: limits.maxControlFrames, window: limits.controlFrameWindow, now: now)
     upstreamResets = RateBudget(capacity: limits.maxUpstreamResets, window: limits.glitchWindow, now: now)
-    self.openedAt = openedAt
-    idleSince = openedAt
   }
 }
 
@@ -37,7 +21,7 @@ extension RelayConnection {
   /// An upstream is trusted: what it does after the relay reset its streams (trailers racing the
   /// reset) is no glitch.
   func glitch(_ what: @autoclosure () -> String) {
-    guard role == .server, !closed, !defences.glitches.spend(now: state.now) else { return }
+    guard role == .server, !machine.isClosed, !defences.glitches.spend(now: state.now) else { return }
     connectionError(
       .enhanceYourCalm,
       "too many resets, stream errors or empty frames (\(state.limits.maxGlitches) per \(state.limits.glitchWindow)); the last: \(what())"
@@ -46,7 +30,7 @@ extension RelayConnection {
 
   /// A PING, SETTINGS or PRIORITY frame from a client; past the budget the connection ends.
   func controlFrame(_ kind: String) {
-    guard role == .server, !closed, !defences.controlFrames.spend(now: state.now) else { return }
+    guard role == .server, !machine.isClosed, !defences.controlFrames.spend(now: state.now) else { return }
     connectionError(
       .enhanceYourCalm,
       "too many \(kind) and other control frames (\(state.limits.maxControlFrames) per \(state.limits.controlFrameWindow))"
@@ -57,14 +41,13 @@ extension RelayConnection {
   /// swift-nio-http2 ends a connection that resets too many, with every call on it, so past the
   /// budget this connection takes no new streams and closes once its calls are done.
   func upstreamResetSent() {
-    guard role == .client, !goingAway, !defences.upstreamResets.spend(now: state.now) else { return }
+    guard role == .client, machine.takesNewStreams, !defences.upstreamResets.spend(now: state.now) else { return }
     state.events.record(
       "upstream_connection_retired", code: "RESETS",
       detail:
         "\(state.limits.maxUpstreamResets) resets sent within \(state.limits.glitchWindow); new calls use another connection"
     )
     retire()
-    closeWhenIdle()
   }
 
   /// Refuses a stream the client opened, before any call starts, with RST_STREAM `code`.
@@ -92,40 +75,29 @@ extension RelayConnection {
   /// The socket's writability changed: while the peer leaves the relay's output unread, nothing
   /// more is read from it (server role) and no DATA is written to it.
   func writabilityChanged(writable: Bool) {
-    if writable {
-      defences.unwritableSince = nil
-      if defences.readingPaused {
-        defences.readingPaused = false
-        if defences.readPending {
-          defences.readPending = false
-          context?.read()
-        }
-      }
-      drainBlocked()
-    } else {
-      defences.unwritableSince = state.timers.now
-      if role == .server { defences.readingPaused = true }
-    }
+    if machine.writabilityChanged(writable: writable, now: state.timers.now) { context?.read() }
+    if writable { drainBlocked() }
   }
 
   /// Checks the connection's deadlines (server role), at `now`: the handshake, a socket that does
   /// not drain, idleness, and calls still waiting for the message they are routed by.
   func checkDeadlines(now: NIODeadline) {
-    guard !closed else { return }
+    guard !machine.isClosed else { return }
     let limits = state.limits
-    if !defences.handshakeDone, now - defences.openedAt > TimeAmount(limits.handshakeTimeout) {
+    switch machine.expired(now: now, limits: limits) {
+    case .handshake:
       state.events.record(
         "connection_timed_out", code: "HANDSHAKE", detail: "no preface and SETTINGS within \(limits.handshakeTimeout)")
       return abandon()
-    }
-    if let since = defences.unwritableSince, now - since > TimeAmount(limits.stalledWriteTimeout) {
+    case .stalled:
       state.events.record(
         "connection_timed_out", code: "STALLED", detail: "output left unread for \(limits.stalledWriteTimeout)")
       return abandon()
-    }
-    if streams.isEmpty, let since = defences.idleSince, now - since > TimeAmount(limits.idleTimeout) {
+    case .idle:
       state.events.record("connection_timed_out", code: "IDLE", detail: "no stream for \(limits.idleTimeout)")
       return goAway(code: .noError, message: "idle for \(limits.idleTimeout)")
+    case .none:
+      break
     }
     let firstMessageDeadline = TimeAmount(limits.firstMessageTimeout)
     for stream in Array(streams.values) where now - stream.openedAt > firstMessageDeadline {
@@ -135,8 +107,6 @@ extension RelayConnection {
 
   /// Closes the connection at once: its peer is not to be waited for.
   private func abandon() {
-    closeWhenFlushed = true
-    flushNow()
-    lost()
+    if machine.failed() == .closeAfterFlush { flushNow() }
   }
 }

@@ -47,7 +47,7 @@ extension RelayConnection {
 
   /// `bytes` of DATA received on `stream` have been passed on: the peer may send as many again.
   func credit(_ stream: RelayStream, _ bytes: Int) {
-    guard bytes > 0, !closed else { return }
+    guard bytes > 0, !machine.isClosed else { return }
     creditConnection(bytes)
     guard streams[stream.id] === stream, !stream.remoteEnded else { return }
     stream.creditPending += bytes
@@ -73,6 +73,9 @@ extension RelayConnection {
 
   /// Writes what `stream` has queued, as far as the windows and the socket allow.
   func drain(_ stream: RelayStream) {
+    // A stream not yet announced goes out at the next flush, in the order streams were opened
+    // (stream ids must rise on the wire).
+    guard stream.announced else { return }
     var sent = 0
     drainLoop: while let first = stream.queue.first {
       switch first {
@@ -161,10 +164,7 @@ extension RelayConnection {
 
   func streamRemoved(_ stream: RelayStream) {
     if let index = blocked.firstIndex(where: { $0 === stream }) { blocked.remove(at: index) }
-    if streams.isEmpty {
-      defences.idleSince = state.timers.now
-      if goingAway { closeWhenIdle() }
-    }
+    if streams.isEmpty, machine.streamsEnded(now: state.timers.now) == .closeAfterFlush { flushSoon() }
   }
 
   func resetStream(_ stream: RelayStream, code: HTTP2Wire.ErrorCode) {
@@ -174,19 +174,13 @@ extension RelayConnection {
     call?.streamReset(stream, on: self)
   }
 
-  func closeWhenIdle() {
-    guard streams.isEmpty else { return }
-    closeWhenFlushed = true
-    flushSoon()
-  }
-
   func connectionError(_ code: HTTP2Wire.ErrorCode, _ message: String) {
-    guard !closed else { return }
+    guard !machine.isClosed else { return }
     state.events.record("goaway_sent", code: code.name, detail: message)
     output.writeGoAway(lastStream: lastPeerStream, code: code, message: message)
-    closeWhenFlushed = true
-    flushNow()
-    lost()
+    // Streams not announced yet are not announced after the GOAWAY: they end with the connection.
+    unannounced = []
+    if machine.failed() == .closeAfterFlush { flushNow() }
   }
 
   /// Writes the gathered frames before the event loop next waits for I/O.
@@ -199,24 +193,30 @@ extension RelayConnection {
   /// Writes the gathered frames now: first the HEADERS of streams opened since the last flush
   /// and still wanted.
   func flushNow() {
-    guard active, let context else {
+    guard machine.isActive, let context else {
       flushScheduled = false
       return
     }
     if !unannounced.isEmpty { announceStreams() }
     flushScheduled = false
-    if output.readableBytes > 0 {
+    let written = output.readableBytes
+    if written > 0 {
       context.writeAndFlush(wrapOutboundOut(output), promise: nil)
-      // The written bytes keep their storage; a large message's capacity is not carried on.
-      if output.capacity > RelaySettings.maxFrameSize * 4 {
+      // What was gathered while the write ran (a writability change drains streams) stays.
+      output.moveReaderIndex(forwardBy: written)
+      if output.readableBytes > 0 {
+        flushSoon()
+      } else if output.capacity > RelaySettings.maxFrameSize * 4 {
+        // The written bytes keep their storage; a large message's capacity is not carried on.
         output = context.channel.allocator.buffer(capacity: 4096)
       } else {
         output.clear()
       }
     }
-    if closeWhenFlushed {
-      closeWhenFlushed = false
+    if machine.state == .closing {
+      // The connection ends with what was written: its streams end now, not when the socket says so.
       context.close(promise: nil)
+      lost()
     } else if !blocked.isEmpty {
       drainBlocked()
     }

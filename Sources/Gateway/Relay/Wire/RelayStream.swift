@@ -5,7 +5,7 @@ internal import NIOHPACK
 /// be sent on it, and the relayed call it belongs to. Used only on its connection's event loop.
 final class RelayStream {
   /// What the relay sends on a stream, in order.
-  enum Outgoing {
+  enum Outgoing: Equatable {
     case headers(HPACKHeaders, endStream: Bool)
     case data(ByteBuffer, endStream: Bool)
 
