@@ -136,3 +136,25 @@ struct RelayDefenceUnitTests {
     #expect(Array(payload.readableBytesView) == [UInt8](repeating: 1, count: 10))
   }
 }
+
+@Suite("Gateway relay: backing off an upstream that asks for calm")
+struct UpstreamBackoffTests {
+  static let start = NIODeadline.uptimeNanoseconds(5_000_000_000)
+
+  @Test("one second after the first ENHANCE_YOUR_CALM, doubling to 30 s, forgotten after two calm minutes")
+  func backoff() {
+    var backoff = UpstreamBackoff()
+    #expect(backoff.wait(now: Self.start) == .zero)
+    #expect(backoff.calmDown(now: Self.start) == .seconds(1))
+    #expect(backoff.wait(now: Self.start + .milliseconds(400)) == .milliseconds(600))
+    #expect(backoff.wait(now: Self.start + .seconds(2)) == .zero)
+    var now = Self.start
+    var delays: [Int64] = []
+    for _ in 0..<6 {
+      now = now + .seconds(10)
+      delays.append(backoff.calmDown(now: now).nanoseconds / 1_000_000_000)
+    }
+    #expect(delays == [2, 4, 8, 16, 30, 30])
+    #expect(backoff.calmDown(now: now + .seconds(121)) == .seconds(1))
+  }
+}

@@ -12,6 +12,8 @@ final class UpstreamPool {
   /// The loop state this pool belongs to (set by it).
   weak var state: RelayLoopState?
   private var connections: [DomainEndpoint: [RelayConnection]] = [:]
+  /// Upstreams that answered GOAWAY ENHANCE_YOUR_CALM, and how long new connections to them wait.
+  private var backoffs: [DomainEndpoint: UpstreamBackoff] = [:]
 
   init(eventLoop: any EventLoop) {
     self.eventLoop = eventLoop
@@ -30,12 +32,34 @@ final class UpstreamPool {
     return (connection, connection.openStream(for: call)!)
   }
 
+  /// `endpoint` told a connection to calm down: new connections to it wait a while.
+  func calmDown(_ endpoint: DomainEndpoint) {
+    let delay = backoffs[endpoint, default: UpstreamBackoff()].calmDown(now: eventLoop.now)
+    state?.events.record(
+      "upstream_backoff", code: "ENHANCE_YOUR_CALM",
+      detail: "\(endpoint.host):\(endpoint.port): new connections wait \(delay.nanoseconds / 1_000_000) ms")
+  }
+
   private func connect(to endpoint: DomainEndpoint) -> RelayConnection {
     let connection = RelayConnection(role: .client, state: state!)
+    connection.endpoint = endpoint
     connections[endpoint, default: []].append(connection)
     connection.onRetire = { [weak self] retired in
       self?.connections[endpoint]?.removeAll { $0 === retired }
     }
+    let wait = backoffs[endpoint]?.wait(now: eventLoop.now) ?? .zero
+    guard wait > .zero else {
+      open(connection, to: endpoint)
+      return connection
+    }
+    // Calls wait in the connection (it gathers their frames) until the upstream has had its calm.
+    let bound = NIOLoopBound((pool: self, connection: connection), eventLoop: eventLoop)
+    eventLoop.scheduleTask(in: wait) { bound.value.pool.open(bound.value.connection, to: endpoint) }
+    return connection
+  }
+
+  private func open(_ connection: RelayConnection, to endpoint: DomainEndpoint) {
+    guard !connection.machine.isClosed else { return }
     let loopBound = NIOLoopBound(connection, eventLoop: eventLoop)
     // Domains over TLS when the gateway has a CA for them; its own server on loopback never.
     let tls = endpoint == state?.router.gatewayServer ? nil : state?.router.upstreamTLS
@@ -55,6 +79,5 @@ final class UpstreamPool {
       }
       .connect(host: endpoint.host, port: endpoint.port)
       .whenFailure { _ in loopBound.value.lost() }
-    return connection
   }
 }

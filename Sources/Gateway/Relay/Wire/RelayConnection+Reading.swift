@@ -231,6 +231,9 @@ extension RelayConnection {
       "goaway_received", code: HTTP2Wire.ErrorCode.name(code),
       detail: role == .client ? "from an upstream" : "from a client")
     retire()
+    if role == .client, code == HTTP2Wire.ErrorCode.enhanceYourCalm.rawValue, let endpoint {
+      state.pool.calmDown(endpoint)
+    }
     if role == .client {
       // Streams not yet announced were never seen: they open again on another connection.
       let opened = unannounced

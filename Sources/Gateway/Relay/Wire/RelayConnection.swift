@@ -55,6 +55,8 @@ final class RelayConnection: ChannelDuplexHandler {
   var creditPending = 0
   var lastPeerStream: UInt32 = 0
   var nextLocalStream: UInt32 = 1
+  /// The upstream this connection goes to (client role).
+  var endpoint: DomainEndpoint?
   /// Called once when the connection takes no new streams.
   var onRetire: ((RelayConnection) -> Void)?
   /// What the peer may still do before the relay calls it abuse.
