@@ -186,16 +186,13 @@ final class RelayedCall {
     let toDomain = destination != .gatewayServer
     // A unary pass-through request is short: keep it until the domain answers, so that a stream the
     // domain refuses (GOAWAY, lost connection) can still be placed through the gateway's server.
-    var (request, released) = machine.open(to: destination, keepForRetry: toDomain && machine.requestEnded)
+    let streaming = passThrough?.streaming ?? false
+    let (request, released) = machine.open(to: destination, keepForRetry: toDomain && machine.requestEnded) {
+      toDomain ? router.upstreamHeaders($0, streaming: streaming).0 : $0
+    }
     state.routingBytes -= released
     // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
-    if toDomain {
-      call = state.startedCall(path: path)
-      if case .headers(let first, let end)? = request.first {
-        request[0] = .headers(
-          router.upstreamHeaders(first, streaming: passThrough?.streaming ?? false).0, endStream: end)
-      }
-    }
+    if toDomain { call = state.startedCall(path: path) }
     send(request, to: endpoint)
   }
 

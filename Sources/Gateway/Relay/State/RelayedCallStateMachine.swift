@@ -40,6 +40,9 @@ struct RelayedCallStateMachine {
     /// or the client went away. Bytes still owed are granted back as they leave; whatever else
     /// arrives is granted back at once.
     case finished(owed: Owed, clientGone: Bool)
+    /// Only while an event changes the state in place: the payload's arrays and buffers are then
+    /// held by that event alone, so appending to them copies nothing.
+    case modifying
   }
 
   /// How the answer to the client has progressed.
@@ -142,6 +145,7 @@ struct RelayedCallStateMachine {
     if item.endsStream { requestEnded = true }
     switch state {
     case .routing(var held, var heldBytes, var firstMessage):
+      state = .modifying
       var kept = item
       if case .data(let buffer, let end) = item {
         kept = .data(buffer.compacted(), endStream: end)
@@ -164,7 +168,7 @@ struct RelayedCallStateMachine {
       owed.client += bytes
       state = .relaying(destination: destination, retryCopy: retryCopy, retried: retried, owed: owed)
       return .forward(item)
-    case .finished:
+    case .finished, .modifying:
       return .creditClient(bytes)
     }
   }
@@ -195,9 +199,14 @@ struct RelayedCallStateMachine {
 
   /// The route is known: the stream upstream opens. Returns the request to send on it and the
   /// bytes no longer held while routing (they are now owed to the client until they leave).
-  /// `keepForRetry`: keep a copy of the request until the upstream answers.
-  mutating func open(to destination: Destination, keepForRetry: Bool) -> (request: [Outgoing], released: Int) {
-    guard case .routing(let held, let heldBytes, _) = state else { return ([], 0) }
+  /// `keepForRetry`: keep a copy of the request until the upstream answers. `headers` gives the
+  /// request headers as the upstream gets them.
+  mutating func open(
+    to destination: Destination, keepForRetry: Bool, headers: (HPACKHeaders) -> HPACKHeaders = { $0 }
+  ) -> (request: [Outgoing], released: Int) {
+    guard case .routing(var held, let heldBytes, _) = state else { return ([], 0) }
+    state = .modifying
+    if case .headers(let first, let end)? = held.first { held[0] = .headers(headers(first), endStream: end) }
     state = .relaying(
       destination: destination, retryCopy: keepForRetry ? held : nil, retried: false,
       owed: Owed(client: heldBytes, upstream: 0))
@@ -253,7 +262,7 @@ struct RelayedCallStateMachine {
       response = .started
       state = .relaying(destination: destination, retryCopy: nil, retried: retried, owed: owed)
       return .forward(first: first, answered: false, creditClient: 0)
-    case .finished, .routing:
+    case .finished, .routing, .modifying:
       return .creditUpstream(bytes)
     }
   }
@@ -288,7 +297,7 @@ struct RelayedCallStateMachine {
       let granted = body(&owed)
       state = .finished(owed: owed, clientGone: clientGone)
       return granted
-    case .routing:
+    case .routing, .modifying:
       return 0
     }
   }
@@ -311,6 +320,8 @@ struct RelayedCallStateMachine {
       guard !clientGone else { return nil }
       state = .finished(owed: Owed(), clientGone: true)
       return (0, owed.client, owed.upstream)
+    case .modifying:
+      return nil
     }
   }
 
@@ -334,7 +345,7 @@ struct RelayedCallStateMachine {
       owed.client = 0
       state = .finished(owed: owed, clientGone: clientGone)
       return (.none, creditClient)
-    case .routing:
+    case .routing, .modifying:
       return (.none, 0)
     }
   }
