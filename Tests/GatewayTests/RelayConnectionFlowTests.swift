@@ -62,4 +62,28 @@ struct RelayConnectionFlowTests {
     #expect(frames.contains { $0.type == 3 && $0.stream == 1 && $0.payload == [0, 0, 0, 1] })
     #expect(relay.channel.isActive)
   }
+
+  @Test("a burst of calls whose first message timed out is answered over short ticks, not in one long one")
+  func expiriesSpread() throws {
+    let relay = try Embedded()
+    try relay.handshake()
+    _ = try relay.written()
+    var frames: [UInt8] = []
+    for index in 0..<600 {
+      frames += try relay.headers(RelayConnectionTests.resolve, stream: UInt32(1 + 2 * index))
+      frames += Embedded.frame(type: 0, stream: UInt32(1 + 2 * index), payload: [0, 0, 0, 0, 100, 1])
+    }
+    try relay.send(frames)
+    _ = try relay.written()
+    func answered() throws -> Int { try relay.written().filter { $0.type == 1 && $0.flags & 1 == 1 }.count }
+    relay.advance(by: .seconds(6))
+    #expect(try answered() == RelayTimers.expiriesPerTick)
+    relay.advance(by: RelayTimers.catchUpDelay)
+    #expect(try answered() == RelayTimers.expiriesPerTick)
+    relay.advance(by: RelayTimers.catchUpDelay)
+    #expect(try answered() == 600 - 2 * RelayTimers.expiriesPerTick)
+    relay.advance(by: .seconds(2))
+    #expect(try answered() == 0)
+    #expect(relay.channel.isActive)
+  }
 }

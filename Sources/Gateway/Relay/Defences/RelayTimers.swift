@@ -38,11 +38,29 @@ final class RelayTimers {
     if connections.isEmpty {
       task?.cancel()
       task = nil
+      catchUp?.cancel()
+      catchUp = nil
     }
   }
 
+  /// Calls whose first message timed out answered per tick: a burst (thousands of held streams
+  /// expiring together) is answered over several short ticks, with I/O between them, instead of
+  /// in one long one that would delay every other call on the loop.
+  static let expiriesPerTick = 256
+  /// When a tick left expired calls unanswered, how soon the next one comes.
+  static let catchUpDelay = TimeAmount.milliseconds(5)
+  private var catchUp: Scheduled<Void>?
+
   private func tick() {
     now = eventLoop.now
-    for connection in Array(connections.values) { connection.checkDeadlines(now: now) }
+    var budget = Self.expiriesPerTick
+    for connection in Array(connections.values) { connection.checkDeadlines(now: now, budget: &budget) }
+    if budget <= 0, catchUp == nil, task != nil {
+      let loopBound = NIOLoopBound(self, eventLoop: eventLoop)
+      catchUp = eventLoop.scheduleTask(in: Self.catchUpDelay) {
+        loopBound.value.catchUp = nil
+        loopBound.value.tick()
+      }
+    }
   }
 }

@@ -80,8 +80,9 @@ extension RelayConnection {
   }
 
   /// Checks the connection's deadlines (server role), at `now`: the handshake, a socket that does
-  /// not drain, idleness, and calls still waiting for the message they are routed by.
-  func checkDeadlines(now: NIODeadline) {
+  /// not drain, idleness, and calls still waiting for the message they are routed by — at most
+  /// `budget` of those (what is left of it is passed on).
+  func checkDeadlines(now: NIODeadline, budget: inout Int) {
     guard !machine.isClosed else { return }
     let limits = state.limits
     switch machine.expired(now: now, limits: limits) {
@@ -100,9 +101,13 @@ extension RelayConnection {
       break
     }
     let firstMessageDeadline = TimeAmount(limits.firstMessageTimeout)
-    for stream in Array(streams.values) where now - stream.openedAt > firstMessageDeadline {
-      stream.call?.firstMessageTimedOut()
+    var expired: [RelayStream] = []
+    for stream in streams.values where budget > 0 && now - stream.openedAt > firstMessageDeadline {
+      guard stream.call?.isRouting == true else { continue }
+      expired.append(stream)
+      budget -= 1
     }
+    for stream in expired { stream.call?.firstMessageTimedOut() }
   }
 
   /// Closes the connection at once: its peer is not to be waited for.
