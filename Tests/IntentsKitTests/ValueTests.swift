@@ -86,6 +86,38 @@ struct ValueTests {
     #expect(month == Date(timeIntervalSince1970: 1_772_323_199))  // 2026-02-28 23:59:59 UTC
   }
 
+  @Test("a range given by its start only, in whole days or months, is that day or month; with a time it stays open")
+  func startOnlyRanges() throws {
+    let zurich = try #require(TimeZone(identifier: "Europe/Zurich"))
+    let reference = Date(timeIntervalSince1970: 1_779_350_400)  // 2026-05-21 08:00 UTC
+    let day = CalendarDates.interval(
+      of: .with {
+        $0.startDateComponents = .with {
+          $0.year = 2026; $0.month = 5; $0.day = 22
+        }
+      }, timeZone: zurich,
+      reference: reference)
+    #expect(day.start == Date(timeIntervalSince1970: 1_779_314_400 + 86_400))
+    #expect(day.end == Date(timeIntervalSince1970: 1_779_314_400 + 2 * 86_400 - 1))
+    let month = CalendarDates.interval(
+      of: .with {
+        $0.startDateComponents = .with {
+          $0.year = 2026; $0.month = 2
+        }
+      }, timeZone: .gmt,
+      reference: reference)
+    #expect(month.start == Date(timeIntervalSince1970: 1_769_904_000))  // 2026-02-01 00:00 UTC
+    #expect(month.end == Date(timeIntervalSince1970: 1_772_323_199))  // 2026-02-28 23:59:59 UTC
+    let fromFivePM = CalendarDates.interval(
+      of: .with {
+        $0.startDateComponents = .with {
+          $0.year = 2026; $0.month = 5; $0.day = 22; $0.hour = 17
+        }
+      },
+      timeZone: zurich, reference: reference)
+    #expect(fromFivePM.start != nil && fromFivePM.end == nil)
+  }
+
   @Test("user vocabulary keeps order, drops duplicates and strings over 1024 UTF-16 units")
   func vocabulary() {
     let request = Intentmesh_V1_SetUserVocabularyRequest.with {

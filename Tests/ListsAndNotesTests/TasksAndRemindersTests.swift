@@ -191,17 +191,24 @@ struct TasksAndRemindersTests {
           $0.location = .with { $0.name = "work" }; $0.locationSearchType = .byLocationTrigger
         })
       #expect(atWork.response.tasks.map(\.title.spokenPhrase) == ["Print the slides"])
-      let dueToday = try await fixture.handle(
-        fixture.search,
-        .with {
-          $0.dateSearchType = .byDueDate
-          $0.dateTime = .with {
-            $0.startDateComponents = .with {
-              $0.year = 2026; $0.month = 5; $0.day = 22
+      /// The titles of the tasks "due on the \(day)th of May", a start-only range of one day.
+      func titlesDue(onDay day: Int32) async throws -> [String] {
+        try await fixture.handle(
+          fixture.search,
+          .with {
+            $0.dateSearchType = .byDueDate
+            $0.dateTime = .with {
+              $0.startDateComponents = .with {
+                $0.year = 2026; $0.month = 5; $0.day = day
+              }
             }
           }
-        })
-      #expect(dueToday.response.tasks.map(\.title.spokenPhrase) == ["Leave work", "Feed the unicorn"])
+        ).response.tasks.map(\.title.spokenPhrase)
+      }
+      #expect(try await titlesDue(onDay: 22) == ["Leave work", "Feed the unicorn"])
+      // "What is due on the 21st" is that day only: not what is due the day after.
+      let before = try await titlesDue(onDay: 21)
+      #expect(!before.contains("Leave work") && !before.contains("Feed the unicorn"))
       // "At 7 p.m." with no day, said on the 22nd, is due on the 22nd; a day later the search does
       // not re-read it as 7 p.m. today.
       let hourOnly = TemporalEventTrigger.with {
@@ -213,17 +220,7 @@ struct TasksAndRemindersTests {
           $0.taskTitles = [spoken("Walk the unicorn")]; $0.temporalEventTrigger = hourOnly
         })
       fixture.clock.advance(by: 86_400)
-      let dueNextDay = try await fixture.handle(
-        fixture.search,
-        .with {
-          $0.dateSearchType = .byDueDate
-          $0.dateTime = .with {
-            $0.startDateComponents = .with {
-              $0.year = 2026; $0.month = 5; $0.day = 23
-            }
-          }
-        })
-      #expect(dueNextDay.response.tasks.isEmpty)
+      #expect(try await titlesDue(onDay: 23).isEmpty)
       let identified = try await fixture.handle(
         fixture.search, .with { $0.title = .spoken("Groceries", identifier: "list-groceries") })
       #expect(identified.response.taskLists.map(\.identifier) == ["list-groceries"])

@@ -16,7 +16,8 @@ struct MoneyTests {
     #expect(try Money(usd(0, 10_000_000)) == Money(1, "USD"))
     #expect(try Money(usd(-3, -500_000_000)) == Money(-350, "USD"))
     #expect(Money(-350, "USD").currencyAmount == usd(-3, -500_000_000))
-    #expect(try Money(usd(1_500, currency: "jpy")) == Money(1_500, "JPY"))
+    #expect(try Money(usd(1_500, currency: "JPY")) == Money(1_500, "JPY"))
+    #expect(throws: Money.ConversionError.unknownCurrency("jpy")) { try Money(usd(1_500, currency: "jpy")) }
   }
 
   @Test("0.1 + 0.2 is 0.3 exactly")

@@ -95,7 +95,7 @@ func account(nickname: String = "", type: AccountType = .unspecified, organizati
 func amount(_ units: Int64, _ nanos: Int32 = 0, type: AmountType = .unspecified) -> PaymentAmount {
   .with {
     $0.amountType = type
-    if units != 0 || nanos != 0 { $0.amount = usd(units, nanos, currency: "") }
+    if units != 0 || nanos != 0 { $0.amount = usd(units, nanos) }
   }
 }
 

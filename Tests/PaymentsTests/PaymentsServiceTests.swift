@@ -247,7 +247,7 @@ struct PaymentsServiceTests {
       #expect(!fallback.configured)
       #expect(
         fallback.displayValues.map { "\($0.label): \($0.displayText)" } == [
-          "From: Rainbow Savings", "To: Unicorn Bank checking", "Amount: 10.00 ", "Date: from 2026-05-23", "Note: ",
+          "From: Rainbow Savings", "To: Unicorn Bank checking", "Amount: 10.00 USD", "Date: from 2026-05-23", "Note: ",
         ])
     }
   }

@@ -93,10 +93,14 @@ struct SendPaymentTests {
       let subCent = try await fixture.send.resolveCurrencyAmount(
         intent: .with { $0.currencyAmount = usd(5, 1_000_000) }, context: context)
       #expect(subCent.unsupportedReason?.message == "USD amounts have at most 2 decimals.")
-      // No currency: the user's default account's currency.
+      // No currency code: the user is asked which (never taken as USD); codes are ISO 4217 as given.
       let bare = try await fixture.send.resolveCurrencyAmount(
         intent: .with { $0.currencyAmount = .with { $0.units = 18 } }, context: context)
-      #expect(bare.successValue == usd(18))
+      #expect(bare.needsValuePrompt == "In which currency? Say the amount with its currency, like 25 USD.")
+      let lower = try await fixture.send.resolveCurrencyAmount(
+        intent: Self.intent("Buttercup", 18, currency: "usd"), context: context)
+      #expect(lower.unsupportedReason?.name == "paymentsCurrencyUnsupported")
+      #expect(lower.unsupportedReason?.message == "UnicornPay takes USD and EUR, not usd.")
     }
   }
 
@@ -167,6 +171,12 @@ struct SendPaymentTests {
       let unresolved = try await fixture.handle(fixture.send, Self.intent("Pinky Nose"))
       #expect(unresolved.response.code == .failure)
       #expect(unresolved.userActivity?.userInfo["error"] == "unresolvedPayee")
+      #expect(try await fixture.balance("diana-checking") == 125_000)
+      // An amount without a currency code, or with one not in ISO 4217's form, moves nothing.
+      for currency in ["", "usd"] {
+        let refused = try await fixture.handle(fixture.send, Self.intent("Buttercup", 10, currency: currency))
+        #expect(refused.response.code != .success, "\(currency)")
+      }
       #expect(try await fixture.balance("diana-checking") == 125_000)
       #expect(try await fixture.audit().isEmpty)
     }

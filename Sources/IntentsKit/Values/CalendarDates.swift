@@ -39,16 +39,27 @@ package enum CalendarDates {
     return calendar.date(from: parts)
   }
 
-  /// The closed interval a range names; an absent bound is open (nil).
+  /// The closed interval a range names; an absent bound is open (nil). A range given by its
+  /// start only, in whole calendar units ("that day", "yesterday", "in March": no hour, minute or
+  /// second), means that unit: it ends where the unit does.
   package static func interval(
     of range: Intentmesh_V1_DateComponentsRange, timeZone: TimeZone, reference: Date
   ) -> (start: Date?, end: Date?) {
     let start =
       range.hasStartDateComponents
       ? date(from: range.startDateComponents, timeZone: timeZone, reference: reference) : nil
+    if range.hasStartDateComponents, !range.hasEndDateComponents, isWholeUnits(range.startDateComponents) {
+      return (start, date(from: range.startDateComponents, timeZone: timeZone, reference: reference, end: true))
+    }
     let end =
       range.hasEndDateComponents
       ? date(from: range.endDateComponents, timeZone: timeZone, reference: reference, end: true) : nil
     return (start, end)
+  }
+
+  /// Whether `components` name a day, a month or a year, not a time within one.
+  static func isWholeUnits(_ components: Intentmesh_V1_DateComponents) -> Bool {
+    (components.hasYear || components.hasMonth || components.hasDay)
+      && !components.hasHour && !components.hasMinute && !components.hasSecond
   }
 }

@@ -44,10 +44,9 @@ package struct RequestPaymentHandler: IntentHandler {
   }
 
   func resolveCurrencyAmount(intent: Intent, context: IntentContext) async throws -> ResolutionResult<CurrencyAmount> {
-    let accounts = try await store.read { try await AccountResolver.load(userID: context.userID, from: $0) }
     let name = intent.hasPayer ? PayeeResolver.spokenName(of: intent.payer) : ""
     return AmountCheck.check(
-      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil
     )
     .resolution(prompt: name.isEmpty ? "How much?" : "How much do you want to ask \(name) for?")
   }
@@ -67,13 +66,13 @@ package struct RequestPaymentHandler: IntentHandler {
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let amount: Money
     switch AmountCheck.check(
-      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil)
     {
     case .valid(let money): amount = money
     case .violation(.currencyUnsupported): return .failure(IntentRefusal(.failurePaymentsCurrencyUnsupported))
     case .violation(.belowMinimum): return .failure(IntentRefusal(.failurePaymentsAmountBelowMinimum))
     case .violation(.aboveMaximum): return .failure(IntentRefusal(.failurePaymentsAmountAboveMaximum))
-    case .missing, .invalid: return .failure(IntentRefusal(.failure, "invalidAmount"))
+    case .missing, .missingCurrency, .invalid: return .failure(IntentRefusal(.failure, "invalidAmount"))
     }
     guard let account = accounts.defaultAccount(currency: amount.currency) else {
       return .failure(IntentRefusal(.failureNoBankAccount))

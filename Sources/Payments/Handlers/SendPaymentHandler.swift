@@ -47,7 +47,7 @@ package struct SendPaymentHandler: IntentHandler {
     }
     var shortfall = false
     if let money = AmountCheck.check(
-      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil
     ).money, let source = accounts.defaultAccount(currency: money.currency) {
       shortfall = source.available < money
     }
@@ -55,10 +55,9 @@ package struct SendPaymentHandler: IntentHandler {
   }
 
   func resolveCurrencyAmount(intent: Intent, context: IntentContext) async throws -> ResolutionResult<CurrencyAmount> {
-    let accounts = try await store.read { try await AccountResolver.load(userID: context.userID, from: $0) }
     let name = intent.hasPayee ? PayeeResolver.spokenName(of: intent.payee) : ""
     return AmountCheck.check(
-      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil
     )
     .resolution(prompt: name.isEmpty ? "How much?" : "How much do you want to send to \(name)?")
   }
@@ -78,14 +77,14 @@ package struct SendPaymentHandler: IntentHandler {
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let check = AmountCheck.check(
-      intent.hasCurrencyAmount ? intent.currencyAmount : nil, defaultCurrency: accounts.defaultCurrency)
+      intent.hasCurrencyAmount ? intent.currencyAmount : nil)
     let amount: Money
     switch check {
     case .valid(let money): amount = money
     case .violation(.currencyUnsupported): return .failure(IntentRefusal(.failurePaymentsCurrencyUnsupported))
     case .violation(.belowMinimum): return .failure(IntentRefusal(.failurePaymentsAmountBelowMinimum))
     case .violation(.aboveMaximum): return .failure(IntentRefusal(.failurePaymentsAmountAboveMaximum))
-    case .missing, .invalid: return .failure(IntentRefusal(.failure, "invalidAmount"))
+    case .missing, .missingCurrency, .invalid: return .failure(IntentRefusal(.failure, "invalidAmount"))
     }
     guard let source = accounts.defaultAccount(currency: amount.currency) else {
       return .failure(IntentRefusal(.failureNoBankAccount))

@@ -73,6 +73,8 @@ package struct TransferMoneyHandler: IntentHandler {
     let accounts = try await store.read { try await AccountResolver.load(userID: context.userID, from: $0) }
     let currency = accounts.account(for: intent.fromAccount)?.currency ?? accounts.defaultCurrency
     switch TransferRules.amount(intent.transactionAmount.amount, currency: currency) {
+    case .failure(.missingCurrency(let account)):
+      return .needsValue(prompt: TransferRules.AmountProblem.missingCurrency(account: account).message)
     case .failure(let problem): return .unsupported(ResolutionReason(message: problem.message))
     case .success(let money):
       var amount = intent.transactionAmount

@@ -31,7 +31,8 @@ package struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
 
   /// The exact amount of a wire `CurrencyAmount` (`units + nanos / 1e9`).
   package init(_ amount: Intentmesh_V1_CurrencyAmount) throws(ConversionError) {
-    let currency = amount.currencyCode.uppercased()
+    // ISO 4217 codes as given: "usd" is no code, and an empty one names no currency.
+    let currency = amount.currencyCode
     guard let digits = Self.fractionDigits[currency] else { throw .unknownCurrency(amount.currencyCode) }
     // Not abs(): Int32.min has no positive twin.
     guard amount.nanos > -1_000_000_000, amount.nanos < 1_000_000_000,

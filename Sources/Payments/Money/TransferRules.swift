@@ -19,8 +19,7 @@ package enum TransferRules {
 
   /// The exact money a transaction amount names in `currency` (the paying account's), or why not.
   package static func amount(_ given: Intentmesh_V1_CurrencyAmount, currency: String) -> Result<Money, AmountProblem> {
-    var given = given
-    if given.currencyCode.isEmpty { given.currencyCode = currency }
+    guard !given.currencyCode.isEmpty else { return .failure(.missingCurrency(account: currency)) }
     guard let money = try? Money(given) else {
       return .failure(.invalid("That is not an amount of money UnicornPay can move exactly."))
     }
@@ -36,10 +35,13 @@ package enum TransferRules {
 
   package enum AmountProblem: Error, Equatable {
     case invalid(String)
+    /// No currency code: the user names it (the account's is `account`).
+    case missingCurrency(account: String)
 
     package var message: String {
       switch self {
       case .invalid(let message): message
+      case .missingCurrency(let account): "In which currency? The account is in \(account)."
       }
     }
   }

@@ -9,21 +9,23 @@ package import IntentsKit
 package enum AmountCheck: Sendable, Equatable {
   case valid(Money)
   case missing
+  /// An amount without a currency code: UnicornPay asks which.
+  case missingCurrency
   case violation(PaymentLimits.Violation)
   case invalid(String)
 
-  /// Checks `amount`; an amount without a currency is taken in `defaultCurrency`.
+  /// Checks `amount`: an ISO 4217 code as given (upper case), one UnicornPay supports.
   package static func check(
-    _ amount: Intentmesh_V1_CurrencyAmount?, defaultCurrency: String, limits: PaymentLimits = .unicornPay
+    _ amount: Intentmesh_V1_CurrencyAmount?, limits: PaymentLimits = .unicornPay
   ) -> AmountCheck {
-    guard var amount, amount.units != 0 || amount.nanos != 0 else { return .missing }
-    if amount.currencyCode.isEmpty { amount.currencyCode = defaultCurrency }
+    guard let amount, amount.units != 0 || amount.nanos != 0 else { return .missing }
+    guard !amount.currencyCode.isEmpty else { return .missingCurrency }
     let money: Money
     do {
       money = try Money(amount)
     } catch {
       switch error {
-      case .unknownCurrency(let code): return .violation(.currencyUnsupported(code.uppercased()))
+      case .unknownCurrency(let code): return .violation(.currencyUnsupported(code))
       case .tooPrecise(let currency, let digits):
         return .invalid("\(currency) amounts have at most \(digits) decimals.")
       case .malformed: return .invalid("That amount is malformed: units and nanos must have the same sign.")
@@ -42,6 +44,8 @@ package enum AmountCheck: Sendable, Equatable {
     switch self {
     case .valid(let money): return .success(money.currencyAmount)
     case .missing: return .needsValue(prompt: prompt)
+    case .missingCurrency:
+      return .needsValue(prompt: "In which currency? Say the amount with its currency, like 25 USD.")
     case .invalid(let message): return .unsupported(ResolutionReason(message: message))
     case .violation(let violation):
       let reason: AmountUnsupportedReason =

@@ -106,7 +106,7 @@ def test_transfer_money_between_own_accounts(ext, direct):
     transfer = pay.TransferMoneyIntent(
         from_account=pay.PaymentAccount(nickname=types.SpeakableString(spoken_phrase="Rainbow Savings")),
         to_account=pay.PaymentAccount(nickname=types.SpeakableString(spoken_phrase="Rainbow Checking")),
-        transaction_amount=pay.PaymentAmount(amount=types.CurrencyAmount(units=10)),
+        transaction_amount=pay.PaymentAmount(amount=types.CurrencyAmount(currency_code="USD", units=10)),
         transaction_note="contract transfer",
     )
     done = s.sirikit_round(ext, s.context(), s.intent("INTransferMoneyIntent", transfer, APP),
@@ -156,3 +156,17 @@ def test_an_amount_in_an_unsupported_currency_is_refused_with_its_reason(ext):
     assert result.unsupported.reason.name == "paymentsCurrencyUnsupported"
     confirmed = s.confirm(ext, s.context(), resolved.resolved_intent)
     assert confirmed.response.code_name == "failurePaymentsCurrencyUnsupported"
+
+
+def test_currency_codes_are_iso_4217_as_given(ext):
+    """No code is asked for, never taken as USD; "usd" is not a code UnicornPay supports."""
+    def amount_result(code):
+        payment = pay.SendPaymentIntent(payee=types.Person(display_name="Buttercup"),
+                                        currency_amount=types.CurrencyAmount(currency_code=code, units=10))
+        resolved = s.resolve(ext, s.context(), s.intent("INSendPaymentIntent", payment, APP))
+        assert not resolved.complete
+        return s.results(resolved)["currencyAmount"][0]
+    assert s.kind(amount_result("")) == "needs_value"
+    lower = amount_result("usd")
+    assert s.kind(lower) == "unsupported"
+    assert lower.unsupported.reason.name == "paymentsCurrencyUnsupported"
