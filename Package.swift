@@ -146,6 +146,7 @@ let package = Package(
       name: "Messaging",
       dependencies: [
         "IntentsKit", "ServiceKit", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging, swiftProtobuf,
+        grpcCore,
       ],
       swiftSettings: strictSettings
     ),

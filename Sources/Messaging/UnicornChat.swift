@@ -17,7 +17,9 @@ package enum UnicornChat {
       serviceName: "messaging-service",
       vocabularyTypes: [.contactName, .contactGroupName],
       migrations: MessagingSchema.migrations,
-      seed: MessagingSeed.seed
+      seed: MessagingSeed.seed,
+      appServiceNames: ["intentmesh.messaging.v1.UnicornChatApp"],
+      appServices: { resources in [UnicornChatAppService(store: resources.store, identifiers: identifiers)] }
     ) { resources in
       let store = resources.store
       return IntentRegistry([

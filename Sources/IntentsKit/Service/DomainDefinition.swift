@@ -1,6 +1,7 @@
 internal import SwiftProtobuf
 internal import Foundation
 package import IntentMeshProtos
+package import GRPCCore
 
 /// What a domain library gives the runtime: its handlers, the user vocabulary it reads, its schema
 /// and seed data. The runtime does the rest (transport, health, logs, shutdown, exactly-once).
@@ -16,6 +17,11 @@ package struct DomainDefinition: Sendable {
   /// Work the domain runs on its own clock while it serves (settling scheduled payments, say);
   /// nil when it has none.
   package var maintenance: DomainMaintenance?
+  /// The app side's gRPC services (SiriKit's containing app: sign-up, address books, what the
+  /// intents produced), served beside the IntentsExtension on the same port and store; their full
+  /// names, for server reflection.
+  package var appServices: @Sendable (DomainResources) -> [any RegistrableRPCService]
+  package var appServiceNames: [String]
 
   package init(
     serviceName: String,
@@ -23,8 +29,12 @@ package struct DomainDefinition: Sendable {
     migrations: [SchemaMigration],
     seed: @escaping @Sendable (any IntentStore) async throws -> Void,
     maintenance: DomainMaintenance? = nil,
+    appServiceNames: [String] = [],
+    appServices: @escaping @Sendable (DomainResources) -> [any RegistrableRPCService] = { _ in [] },
     makeRegistry: @escaping @Sendable (DomainResources) -> IntentRegistry
   ) {
+    self.appServiceNames = appServiceNames
+    self.appServices = appServices
     self.serviceName = serviceName
     self.vocabularyTypes = vocabularyTypes
     self.migrations = migrations

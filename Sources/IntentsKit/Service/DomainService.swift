@@ -63,7 +63,8 @@ package struct DomainService: Sendable {
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes,
       tls: configuration.tls)
     let metrics = RPCMetrics()
-    let reflection = try ReflectionService(services: ["intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"])
+    let reflection = try ReflectionService(
+      services: ["intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"] + definition.appServiceNames)
     let server = GRPCServer(
       transport: transport,
       services: prepared.services + [reflection],

@@ -13,9 +13,11 @@ package struct PreparedDomain: Sendable {
   package let board: HealthStatusBoard
   package let extensionService: IntentsExtensionService
   package let healthService: HealthService
+  /// The domain's app-side services (`DomainDefinition.appServices`).
+  package let appServices: [any RegistrableRPCService]
 
   /// The gRPC services to register.
-  package var services: [any RegistrableRPCService] { [extensionService, healthService] }
+  package var services: [any RegistrableRPCService] { [extensionService, healthService] + appServices }
 
   package static func prepare(
     definition: DomainDefinition,
@@ -28,8 +30,9 @@ package struct PreparedDomain: Sendable {
       try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + definition.migrations)
       try await definition.seed(store)
     }
-    let registry = definition.makeRegistry(
-      DomainResources(store: store, appVocabulary: try AppIntentVocabularyPlist.load(inManifest: manifestDirectory)))
+    let resources = DomainResources(
+      store: store, appVocabulary: try AppIntentVocabularyPlist.load(inManifest: manifestDirectory))
+    let registry = definition.makeRegistry(resources)
     let manifest = try DomainManifest.load(
       directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes)
     let board = HealthStatusBoard()
@@ -39,6 +42,6 @@ package struct PreparedDomain: Sendable {
       manifest: manifest, registry: registry, board: board,
       extensionService: IntentsExtensionService(
         scope: scope, store: store, confirmations: ConfirmationTokens(key: confirmationKey)),
-      healthService: HealthService(board: board))
+      healthService: HealthService(board: board), appServices: definition.appServices(resources))
   }
 }

@@ -7,7 +7,8 @@ package import IntentsKit
 package import SQLKit
 
 /// INSendMessageIntent: recipients from the user's contacts and vocabulary, content required, group
-/// name optional; confirm checks the account; handle stores one message per recipient.
+/// name optional; confirm checks the account; handle stores one message per recipient, and
+/// delivers it to a recipient who is a user of this service (`Delivery`), in the same transaction.
 package struct SendMessageHandler: IntentHandler {
   package typealias Intent = SendMessageIntent
   package typealias Response = SendMessageIntentResponse
@@ -101,6 +102,7 @@ package struct SendMessageHandler: IntentHandler {
         senderID: context.userID, recipientIDs: [contact.id], content: content, groupName: groupName,
         sentAt: context.now, isRead: true, intentIdentifier: context.intentIdentifier)
       try await Mailbox.insert(message, in: database)
+      try await Delivery.deliver(message, from: account, to: contact, identifiers: identifiers, in: database)
       sent.append(ChatMessage(message, account: account, contacts: resolver.contacts))
     }
     context.logger.info("sent message", metadata: ["recipients": "\(recipients.count)"])

@@ -49,11 +49,15 @@ package struct Contact: Sendable, Equatable {
 
 /// Reads a user's address book.
 package enum ContactDirectory {
+  /// The user's address book, by display name. A contact has an account when the book says so
+  /// (a user of UnicornChat elsewhere) or when its handle is a user's of this service.
   package static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
     try await database.raw(
       """
-      SELECT contact_id, display_name, given_name, family_name, nickname, handle, has_account, messaging_enabled
-      FROM messaging_contacts WHERE user_id = \(bind: userID) ORDER BY display_name
+      SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.nickname, c.handle, c.messaging_enabled,
+        CASE WHEN c.has_account <> 0 OR EXISTS (
+          SELECT 1 FROM messaging_accounts a WHERE LOWER(a.handle) = LOWER(c.handle)) THEN 1 ELSE 0 END AS has_account
+      FROM messaging_contacts c WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id
       """
     ).all().map { row in
       Contact(
@@ -67,6 +71,13 @@ package enum ContactDirectory {
         messagingEnabled: try row.decode(column: "messaging_enabled", as: Int.self) != 0
       )
     }
+  }
+
+  /// The user's contact with this handle (compared without case), if any.
+  package static func contact(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
+    -> Contact?
+  {
+    try await contacts(of: userID, in: database).first { $0.handle.lowercased() == handle.lowercased() }
   }
 
   package static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {

@@ -36,6 +36,21 @@ package enum Mailbox {
     ).all().map(decode)
   }
 
+  /// The user's newest `limit` messages, of one conversation (or all), only unread ones if asked.
+  package static func messages(
+    of userID: String, conversation: String?, unreadOnly: Bool, limit: Int, in database: any SQLDatabase
+  ) async throws -> [StoredMessage] {
+    let conversationFilter: SQLQueryString =
+      conversation.map { "AND conversation_id = \(bind: $0)" } ?? ""
+    let unreadFilter: SQLQueryString = unreadOnly ? "AND is_read = 0" : ""
+    return try await database.raw(
+      """
+      SELECT * FROM messaging_messages WHERE user_id = \(bind: userID) \(conversationFilter) \(unreadFilter)
+      ORDER BY sent_at DESC, message_id LIMIT \(bind: limit)
+      """
+    ).all().map(decode)
+  }
+
   /// The user's messages with these ids (others' messages are not found).
   package static func messages(
     withIDs ids: [String], of userID: String, in database: any SQLDatabase

@@ -40,16 +40,31 @@ package struct MessagingAccount: Sendable, Equatable {
 package enum MessagingAccounts {
   package static func account(of userID: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
     try await database.raw(
-      "SELECT display_name, handle, signed_in, service_enabled FROM messaging_accounts WHERE user_id = \(bind: userID)"
-    ).first().map { row in
-      MessagingAccount(
-        userID: userID,
-        displayName: try row.decode(column: "display_name", as: String.self),
-        handle: try row.decode(column: "handle", as: String.self),
-        signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
-        serviceEnabled: try row.decode(column: "service_enabled", as: Int.self) != 0
-      )
-    }
+      """
+      SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
+      WHERE user_id = \(bind: userID)
+      """
+    ).first().map(decode)
+  }
+
+  /// The user whose handle this is (handles are compared as given, without case).
+  package static func account(handle: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
+    try await database.raw(
+      """
+      SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
+      WHERE LOWER(handle) = \(bind: handle.lowercased())
+      """
+    ).first().map(decode)
+  }
+
+  private static func decode(_ row: any SQLRow) throws -> MessagingAccount {
+    MessagingAccount(
+      userID: try row.decode(column: "user_id", as: String.self),
+      displayName: try row.decode(column: "display_name", as: String.self),
+      handle: try row.decode(column: "handle", as: String.self),
+      signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
+      serviceEnabled: try row.decode(column: "service_enabled", as: Int.self) != 0
+    )
   }
 
   package static func save(_ account: MessagingAccount, in database: any SQLDatabase) async throws {

@@ -61,6 +61,13 @@ package enum MessagingSchema {
         )
         """,
         "CREATE INDEX messaging_messages_by_user ON messaging_messages (user_id, sent_at)",
-      ])
+      ]),
+    // The app side: users sign up with a handle of their own, and each address book holds a handle once.
+    SchemaMigration(
+      id: "messaging-2-handles",
+      statements: [
+        "CREATE UNIQUE INDEX messaging_accounts_by_handle ON messaging_accounts (LOWER(handle))",
+        "CREATE UNIQUE INDEX messaging_contacts_by_handle ON messaging_contacts (user_id, LOWER(handle))",
+      ]),
   ]
 }

@@ -134,3 +134,62 @@ def test_a_signed_out_user_is_sent_to_the_app(ext):
     assert confirmed.interaction.intent_handling_status == s.DEFERRED_TO_APPLICATION
     assert confirmed.response.user_activity.user_info["error"] == "signedOut"
     assert confirmed.response.user_activity.activity_type == "INSendMessageIntent"
+
+
+def app_stub(stack):
+    from intentmesh.messaging.v1 import app_pb2_grpc
+
+    return app_pb2_grpc.UnicornChatAppStub(stack.raw_channel("messaging-service"))
+
+
+def signed_in(stack, user):
+    return [("authorization", f"Bearer {stack.token(user)}")]
+
+
+def test_two_new_users_exchange_a_message(stack, ext, via):
+    """Users made through the app API (no seed data): A's message, sent on `via`, arrives unread in
+    B's mailbox; B finds it with the search intent on `via`; nobody else sees it."""
+    import grpc
+    from intentmesh.messaging.v1 import app_pb2 as app
+
+    stub = app_stub(stack)
+    a, b = f"a-{uuid.uuid4().hex[:10]}", f"b-{uuid.uuid4().hex[:10]}"
+    for user, name in [(a, "Amber Glow"), (b, "Bramble Hoof")]:
+        done = stub.SignUp(app.SignUpRequest(display_name=name, handle=f"{user}@unicorn.chat"),
+                           metadata=signed_in(stack, user), timeout=s.TIMEOUT)
+        assert done.account.user_id == user
+    with pytest.raises(grpc.RpcError) as taken:
+        stub.SignUp(app.SignUpRequest(display_name="Thief", handle=f"{a}@unicorn.chat"),
+                    metadata=signed_in(stack, f"c-{uuid.uuid4().hex[:10]}"), timeout=s.TIMEOUT)
+    assert taken.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    added = stub.AddContact(app.AddContactRequest(contact=app.Contact(display_name="Bramble Hoof",
+                                                                      handle=f"{b}@unicorn.chat")),
+                            metadata=signed_in(stack, a), timeout=s.TIMEOUT)
+    assert added.contact.is_user
+    stub.AddContact(app.AddContactRequest(contact=app.Contact(display_name="Amber Glow", handle=f"{a}@unicorn.chat")),
+                    metadata=signed_in(stack, b), timeout=s.TIMEOUT)
+
+    text = f"Hoofball at noon? {uuid.uuid4().hex[:6]}"
+    sent = s.handled_response(
+        ext, s.context(a),
+        s.intent("INSendMessageIntent", chat.SendMessageIntent(recipients=[types.Person(display_name="Bramble")],
+                                                              content=text)),
+        chat.SendMessageIntentResponse)
+    assert sent.sent_message.content == text
+
+    unread = stub.ListMessages(app.ListMessagesRequest(unread_only=True), metadata=signed_in(stack, b),
+                               timeout=s.TIMEOUT).messages
+    assert [m.content for m in unread] == [text]
+    assert unread[0].sender.display_name == "Amber Glow"
+    found = s.handled_response(
+        ext, s.context(b),
+        s.intent("INSearchForMessagesIntent", chat.SearchForMessagesIntent(
+            senders=[types.Person(display_name="Amber")], attributes=chat.MessageAttributeOptions(unread=True))),
+        chat.SearchForMessagesIntentResponse)
+    assert [m.content for m in found.messages] == [text]
+    stranger = f"c-{uuid.uuid4().hex[:10]}"
+    assert list(stub.ListMessages(app.ListMessagesRequest(), metadata=signed_in(stack, stranger),
+                                  timeout=s.TIMEOUT).messages) == []
+    with pytest.raises(grpc.RpcError) as missing:
+        stub.GetAccount(app.GetAccountRequest(), metadata=signed_in(stack, stranger), timeout=s.TIMEOUT)
+    assert missing.value.code() == grpc.StatusCode.NOT_FOUND

@@ -1,0 +1,141 @@
+internal import Foundation
+package import GRPCCore
+internal import IntentMeshProtos
+package import IntentsKit
+package import MessagingProtos
+internal import ServiceKit
+internal import SQLKit
+internal import SwiftProtobuf
+
+/// `intentmesh.messaging.v1.UnicornChatApp`: UnicornChat's app side. Every call acts as the
+/// caller's verified identity (the bearer token's subject, checked by the server's
+/// `AuthenticationInterceptor`); a user reads and changes only their own account, address book
+/// and mailbox.
+package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServiceProtocol {
+  private let store: any IntentStore
+  private let identifiers: any IdentifierGenerator
+
+  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+    self.store = store
+    self.identifiers = identifiers
+  }
+
+  package func signUp(
+    request: Intentmesh_Messaging_V1_SignUpRequest, context: ServerContext
+  ) async throws -> Intentmesh_Messaging_V1_SignUpResponse {
+    let userID = try Self.caller()
+    let name = try AppInput.displayName(request.displayName)
+    let handle = try AppInput.handle(request.handle)
+    let account = MessagingAccount(userID: userID, displayName: name, handle: handle)
+    try await store.write { database in
+      if try await MessagingAccounts.account(of: userID, in: database) != nil {
+        throw RPCError(code: .alreadyExists, message: "\(userID) already has a UnicornChat account")
+      }
+      if try await MessagingAccounts.account(handle: handle, in: database) != nil {
+        throw RPCError(code: .alreadyExists, message: "the handle \(handle) is another user's")
+      }
+      try await MessagingAccounts.save(account, in: database)
+    }
+    return .with { $0.account = account.appAccount }
+  }
+
+  package func getAccount(
+    request: Intentmesh_Messaging_V1_GetAccountRequest, context: ServerContext
+  ) async throws -> Intentmesh_Messaging_V1_GetAccountResponse {
+    let userID = try Self.caller()
+    guard let account = try await store.read({ try await MessagingAccounts.account(of: userID, in: $0) }) else {
+      throw RPCError(code: .notFound, message: "\(userID) has no UnicornChat account: SignUp first")
+    }
+    return .with { $0.account = account.appAccount }
+  }
+
+  package func addContact(
+    request: Intentmesh_Messaging_V1_AddContactRequest, context: ServerContext
+  ) async throws -> Intentmesh_Messaging_V1_AddContactResponse {
+    let userID = try Self.caller()
+    let given = request.contact
+    let handle = try AppInput.handle(given.handle)
+    let name = try AppInput.displayName(
+      given.displayName.isEmpty
+        ? [given.givenName, given.familyName].filter { !$0.isEmpty }.joined(separator: " ")
+        : given.displayName)
+    // A contact given by its display name only is found by its first name too ("Ava").
+    let words = name.split(separator: " ", maxSplits: 1).map(String.init)
+    let named = !given.givenName.isEmpty || !given.familyName.isEmpty
+    let contact = Contact(
+      id: identifiers.next(), displayName: name, givenName: named ? given.givenName : words[0],
+      familyName: named ? given.familyName : (words.count > 1 ? words[1] : ""), nickname: given.nickname,
+      handle: handle, hasAccount: false)
+    let added = try await store.write { database in
+      guard try await MessagingAccounts.account(of: userID, in: database) != nil else {
+        throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornChat account: SignUp first")
+      }
+      if try await ContactDirectory.contact(withHandle: handle, of: userID, in: database) != nil {
+        throw RPCError(code: .alreadyExists, message: "\(handle) is already in the address book")
+      }
+      try await ContactDirectory.add(contact, for: userID, in: database)
+      return try await ContactDirectory.contact(withHandle: handle, of: userID, in: database) ?? contact
+    }
+    return .with { $0.contact = added.appContact }
+  }
+
+  package func listContacts(
+    request: Intentmesh_Messaging_V1_ListContactsRequest, context: ServerContext
+  ) async throws -> Intentmesh_Messaging_V1_ListContactsResponse {
+    let userID = try Self.caller()
+    let contacts = try await store.read { try await ContactDirectory.contacts(of: userID, in: $0) }
+    return .with { $0.contacts = contacts.map(\.appContact) }
+  }
+
+  package func listMessages(
+    request: Intentmesh_Messaging_V1_ListMessagesRequest, context: ServerContext
+  ) async throws -> Intentmesh_Messaging_V1_ListMessagesResponse {
+    let userID = try Self.caller()
+    guard (0...500).contains(request.limit) else {
+      throw RPCError(code: .invalidArgument, message: "limit \(request.limit) is not within 1–500 (0: 100)")
+    }
+    let limit = request.limit == 0 ? 100 : Int(request.limit)
+    let conversation = request.conversationIdentifier.isEmpty ? nil : request.conversationIdentifier
+    let (messages, account, contacts) = try await store.read { database in
+      (
+        try await Mailbox.messages(
+          of: userID, conversation: conversation, unreadOnly: request.unreadOnly, limit: limit, in: database),
+        try await MessagingAccounts.account(of: userID, in: database),
+        try await ContactDirectory.contacts(of: userID, in: database)
+      )
+    }
+    return .with { $0.messages = messages.map { ChatMessage($0, account: account, contacts: contacts) } }
+  }
+
+  /// The user the call acts for: its verified token's subject.
+  private static func caller() throws -> String {
+    guard let caller = VerifiedCaller.current else {
+      throw RPCError(code: .unauthenticated, message: "no verified caller: send authorization: Bearer <JWT>")
+    }
+    return caller.subject
+  }
+}
+
+extension MessagingAccount {
+  var appAccount: Intentmesh_Messaging_V1_Account {
+    .with {
+      $0.userID = userID
+      $0.displayName = displayName
+      $0.handle = handle
+    }
+  }
+}
+
+extension Contact {
+  var appContact: Intentmesh_Messaging_V1_Contact {
+    .with {
+      $0.identifier = id
+      $0.displayName = displayName
+      $0.givenName = givenName
+      $0.familyName = familyName
+      $0.nickname = nickname
+      $0.handle = handle
+      $0.isUser = hasAccount
+    }
+  }
+}

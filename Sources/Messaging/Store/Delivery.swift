@@ -1,0 +1,29 @@
+internal import Foundation
+package import IntentsKit
+package import SQLKit
+
+/// What makes a message reach its recipient: a message to a contact whose handle is a user's of
+/// this service is also stored in that user's mailbox, as an unread incoming message, in the
+/// transaction that stores the sender's copy — both or neither.
+package enum Delivery {
+  /// Delivers `message` (the sender's outgoing copy, to `contact`) when the contact is a user here
+  /// with the service on; does nothing otherwise (the sender's copy is all there is).
+  package static func deliver(
+    _ message: StoredMessage, from sender: MessagingAccount, to contact: Contact,
+    identifiers: any IdentifierGenerator, in database: any SQLDatabase
+  ) async throws {
+    guard let recipient = try await MessagingAccounts.account(handle: contact.handle, in: database),
+      recipient.userID != sender.userID, recipient.serviceEnabled
+    else { return }
+    // The sender as the recipient knows them: their contact with the sender's handle, else the handle.
+    let known = try await ContactDirectory.contact(withHandle: sender.handle, of: recipient.userID, in: database)
+    let senderID = known?.id ?? sender.handle
+    try await Mailbox.insert(
+      StoredMessage(
+        id: identifiers.next(), userID: recipient.userID, conversationID: "conversation-\(senderID)",
+        outgoing: false, senderID: senderID, recipientIDs: [recipient.userID], content: message.content,
+        groupName: message.groupName, sentAt: message.sentAt, isRead: false, messageType: message.messageType,
+        intentIdentifier: message.intentIdentifier),
+      in: database)
+  }
+}
