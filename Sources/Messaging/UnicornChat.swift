@@ -26,7 +26,9 @@ package enum UnicornChat {
         .handler(SendMessageHandler.self, view: AnyIntentViewController(SendMessageViewController())) {
           SendMessageHandler(store: store, identifiers: identifiers)
         },
-        .handler(SearchForMessagesHandler.self) { SearchForMessagesHandler(store: store) },
+        .handler(
+          SearchForMessagesHandler.self, view: AnyIntentViewController(SearchForMessagesViewController())
+        ) { SearchForMessagesHandler(store: store) },
         .handler(SetMessageAttributeHandler.self) { SetMessageAttributeHandler(store: store) },
         .handler(GetVisualCodeHandler.self) { GetVisualCodeHandler(store: store) },
       ])

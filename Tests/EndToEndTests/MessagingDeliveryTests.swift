@@ -206,3 +206,96 @@ struct MessagingDeliveryTests {
     _ = try await service.stop(signal: SIGTERM)
   }
 }
+
+extension MessagingDeliveryTests {
+  @Test("a user who blocks another cannot be messaged by them; unblocked, they can; the search result is drawn")
+  func blocking() async throws {
+    let file = TemporaryDatabaseFile("blocking")
+    defer { file.remove() }
+    let service = try await ServiceProcess("messaging-service", arguments: ["--port", "0", "--database", file.path])
+    try await withClients(port: service.port) { app, client in
+      let ava = TestIdentity.metadata(for: "ava")
+      let ben = TestIdentity.metadata(for: "ben")
+      _ = try await app.signUp(
+        .with {
+          $0.displayName = "Ava Stardust"; $0.handle = "ava@unicorn.chat"
+        }, metadata: ava)
+      _ = try await app.signUp(
+        .with {
+          $0.displayName = "Ben Moonbeam"; $0.handle = "ben@unicorn.chat"
+        }, metadata: ben)
+      _ = try await app.addContact(
+        .with {
+          $0.contact = .with {
+            $0.displayName = "Ben Moonbeam"; $0.handle = "ben@unicorn.chat"
+          }
+        }, metadata: ava)
+      let blocked = try await app.setBlocked(
+        .with {
+          $0.handle = "AVA@unicorn.chat"; $0.blocked = true
+        }, metadata: ben)
+      #expect(blocked.blockedHandles == ["ava@unicorn.chat"])
+      await Self.expectStatus(.invalidArgument) {
+        _ = try await app.setBlocked(
+          .with {
+            $0.handle = "ben@unicorn.chat"; $0.blocked = true
+          }, metadata: ben)
+      }
+      await Self.expectStatus(.failedPrecondition) {
+        _ = try await app.setBlocked(
+          .with {
+            $0.handle = "ava@unicorn.chat"; $0.blocked = true
+          }, metadata: TestIdentity.metadata(for: "eve"))
+      }
+      let message = try Self.intent(
+        "INSendMessageIntent",
+        Intentmesh_Messaging_V1_SendMessageIntent.with {
+          $0.recipients = [.with { $0.displayName = "Ben" }]; $0.content = "Still friends?"
+        })
+      let refused = try await client.resolve(
+        .with {
+          $0.context = Self.context("ava"); $0.intent = message
+        })
+      #expect(!refused.complete)
+      let recipient = refused.resolutions.first { $0.parameter == "recipients" }?.results.first
+      #expect(recipient?.unsupported.reason.name == "messagingServiceNotEnabledForRecipient")
+      #expect(try await app.listMessages(.init(), metadata: ben).messages.isEmpty)
+      _ = try await app.setBlocked(
+        .with {
+          $0.handle = "ava@unicorn.chat"; $0.blocked = false
+        }, metadata: ben)
+      let sent = try await Self.handle(
+        try Self.intent(
+          "INSendMessageIntent",
+          Intentmesh_Messaging_V1_SendMessageIntent.with {
+            $0.recipients = [.with { $0.displayName = "Ben" }]; $0.content = "Still friends?"
+          }, identifier: "ava-2"), as: "ava", on: client)
+      #expect(sent.response.codeName == "success")
+      // Ben's search, drawn: the view lists what it found, not the search's parameters.
+      let search = try Self.intent(
+        "INSearchForMessagesIntent",
+        Intentmesh_Messaging_V1_SearchForMessagesIntent.with { $0.attributes = .with { $0.unread = true } })
+      let found = try await Self.handle(search, as: "ben", on: client)
+      let view = try await client.configureView(
+        .with {
+          $0.context = Self.context("ben")
+          $0.interaction = .with {
+            $0.intent = search; $0.intentResponse = found.response; $0.intentHandlingStatus = .success
+          }
+        })
+      #expect(view.configured && view.view.kind == "messages-list")
+      let texts = Self.texts(view.view.root)
+      #expect(texts.contains("1 message") && texts.contains("● ava@unicorn.chat"))
+      #expect(texts.contains("Still friends?"))
+    }
+    _ = try await service.stop(signal: SIGTERM)
+  }
+
+  static func texts(_ node: Intentmesh_V1_ViewNode) -> [String] {
+    switch node.node {
+    case .text(let text): [text.text]
+    case .stack(let stack): stack.children.flatMap(texts)
+    default: []
+    }
+  }
+}

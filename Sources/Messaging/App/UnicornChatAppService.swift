@@ -107,6 +107,24 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.messages = messages.map { ChatMessage($0, account: account, contacts: contacts) } }
   }
 
+  package func setBlocked(
+    request: Intentmesh_Messaging_V1_SetBlockedRequest, context: ServerContext
+  ) async throws -> Intentmesh_Messaging_V1_SetBlockedResponse {
+    let userID = try Self.caller()
+    let handle = try AppInput.handle(request.handle)
+    let blocked = try await store.write { database in
+      guard let account = try await MessagingAccounts.account(of: userID, in: database) else {
+        throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornChat account: SignUp first")
+      }
+      guard handle != account.handle.lowercased() || !request.blocked else {
+        throw RPCError(code: .invalidArgument, message: "a user cannot block their own handle")
+      }
+      try await BlockList.set(handle, blocked: request.blocked, by: userID, in: database)
+      return try await BlockList.handles(blockedBy: userID, in: database)
+    }
+    return .with { $0.blockedHandles = blocked }
+  }
+
   /// The user the call acts for: its verified token's subject.
   private static func caller() throws -> String {
     guard let caller = VerifiedCaller.current else {

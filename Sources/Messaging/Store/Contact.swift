@@ -50,13 +50,19 @@ package struct Contact: Sendable, Equatable {
 /// Reads a user's address book.
 package enum ContactDirectory {
   /// The user's address book, by display name. A contact has an account when the book says so
-  /// (a user of UnicornChat elsewhere) or when its handle is a user's of this service.
+  /// (a user of UnicornChat elsewhere) or when its handle is a user's of this service; messaging
+  /// is off for it when the book says so or when that user blocks this user's handle.
   package static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
     try await database.raw(
       """
-      SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.nickname, c.handle, c.messaging_enabled,
+      SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.nickname, c.handle,
         CASE WHEN c.has_account <> 0 OR EXISTS (
-          SELECT 1 FROM messaging_accounts a WHERE LOWER(a.handle) = LOWER(c.handle)) THEN 1 ELSE 0 END AS has_account
+          SELECT 1 FROM messaging_accounts a WHERE LOWER(a.handle) = LOWER(c.handle)) THEN 1 ELSE 0 END AS has_account,
+        CASE WHEN c.messaging_enabled <> 0 AND NOT EXISTS (
+          SELECT 1 FROM messaging_accounts r JOIN messaging_blocks b ON b.user_id = r.user_id
+            JOIN messaging_accounts me ON me.user_id = c.user_id
+          WHERE LOWER(r.handle) = LOWER(c.handle) AND b.handle = LOWER(me.handle)) THEN 1 ELSE 0 END
+          AS messaging_enabled
       FROM messaging_contacts c WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id
       """
     ).all().map { row in

@@ -69,5 +69,17 @@ package enum MessagingSchema {
         "CREATE UNIQUE INDEX messaging_accounts_by_handle ON messaging_accounts (LOWER(handle))",
         "CREATE UNIQUE INDEX messaging_contacts_by_handle ON messaging_contacts (user_id, LOWER(handle))",
       ]),
+    // Handles a user blocks (lower case).
+    SchemaMigration(
+      id: "messaging-3-blocks",
+      statements: [
+        """
+        CREATE TABLE messaging_blocks (
+          user_id TEXT NOT NULL,
+          handle TEXT NOT NULL,
+          PRIMARY KEY (user_id, handle)
+        )
+        """
+      ]),
   ]
 }

@@ -259,12 +259,12 @@ def test_layout_is_the_view_sequence_folded_in_order(stack, gateway, fresh_user)
     app = answer.layouts[0].sections[0]
     assert app.kind == gw.LayoutSection.KIND_APP and app.view.kind == "chat-transcript"
     assert (app.size.width, app.size.height) <= (300, 60) and app.size.width >= 200
-    # The search has no view of its own: the host draws every parameter, in declared order.
-    default = answer.layouts[1].sections
-    assert all(section.kind == gw.LayoutSection.KIND_DEFAULT for section in default)
-    assert [section.display_values[0].label for section in default] == [
-        "To", "From", "Attributes", "Sent", "Groups", "Containing"]
-    assert default[1].display_values[0].display_text == "Buttercup"
+    # The search is drawn by the app as what it found (Buttercup's message about the forest), claiming
+    # every search parameter: no default section repeats the criteria.
+    found = answer.layouts[1].sections
+    assert [section.kind for section in found] == [gw.LayoutSection.KIND_APP]
+    assert found[0].view.kind == "messages-list"
+    assert "Meet at the forest at noon?" in str(found[0].view)
 
     notes_layout = gateway.Layout(gw.LayoutRequest(context=s.context(user=fresh_user), interactions=[listed.interaction]),
                                   timeout=s.TIMEOUT).layouts[0]

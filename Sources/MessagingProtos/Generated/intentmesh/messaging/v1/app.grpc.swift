@@ -85,13 +85,27 @@ package enum Intentmesh_Messaging_V1_UnicornChatApp: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "SetBlocked" metadata.
+        package enum SetBlocked: Sendable {
+            /// Request type for "SetBlocked".
+            package typealias Input = Intentmesh_Messaging_V1_SetBlockedRequest
+            /// Response type for "SetBlocked".
+            package typealias Output = Intentmesh_Messaging_V1_SetBlockedResponse
+            /// Descriptor for "SetBlocked".
+            package static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "intentmesh.messaging.v1.UnicornChatApp"),
+                method: "SetBlocked",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "intentmesh.messaging.v1.UnicornChatApp" service.
         package static let descriptors: [GRPCCore.MethodDescriptor] = [
             SignUp.descriptor,
             GetAccount.descriptor,
             AddContact.descriptor,
             ListContacts.descriptor,
-            ListMessages.descriptor
+            ListMessages.descriptor,
+            SetBlocked.descriptor
         ]
     }
 }
@@ -214,6 +228,26 @@ extension Intentmesh_Messaging_V1_UnicornChatApp {
             request: GRPCCore.StreamingServerRequest<Intentmesh_Messaging_V1_ListMessagesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Messaging_V1_ListMessagesResponse>
+
+        /// Handle the "SetBlocked" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+        /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+        /// > messages off. Answers the handles the caller blocks.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Intentmesh_Messaging_V1_SetBlockedRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Intentmesh_Messaging_V1_SetBlockedResponse` messages.
+        func setBlocked(
+            request: GRPCCore.StreamingServerRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Messaging_V1_SetBlockedResponse>
     }
 
     /// Service protocol for the "intentmesh.messaging.v1.UnicornChatApp" service.
@@ -320,6 +354,26 @@ extension Intentmesh_Messaging_V1_UnicornChatApp {
             request: GRPCCore.ServerRequest<Intentmesh_Messaging_V1_ListMessagesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Intentmesh_Messaging_V1_ListMessagesResponse>
+
+        /// Handle the "SetBlocked" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+        /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+        /// > messages off. Answers the handles the caller blocks.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Messaging_V1_SetBlockedRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Intentmesh_Messaging_V1_SetBlockedResponse` message.
+        func setBlocked(
+            request: GRPCCore.ServerRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Intentmesh_Messaging_V1_SetBlockedResponse>
     }
 
     /// Simple service protocol for the "intentmesh.messaging.v1.UnicornChatApp" service.
@@ -424,6 +478,26 @@ extension Intentmesh_Messaging_V1_UnicornChatApp {
             request: Intentmesh_Messaging_V1_ListMessagesRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Intentmesh_Messaging_V1_ListMessagesResponse
+
+        /// Handle the "SetBlocked" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+        /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+        /// > messages off. Answers the handles the caller blocks.
+        ///
+        /// - Parameters:
+        ///   - request: A `Intentmesh_Messaging_V1_SetBlockedRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Intentmesh_Messaging_V1_SetBlockedResponse` to respond with.
+        func setBlocked(
+            request: Intentmesh_Messaging_V1_SetBlockedRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Intentmesh_Messaging_V1_SetBlockedResponse
     }
 }
 
@@ -486,6 +560,17 @@ extension Intentmesh_Messaging_V1_UnicornChatApp.StreamingServiceProtocol {
                 )
             }
         )
+        router.registerHandler(
+            forMethod: Intentmesh_Messaging_V1_UnicornChatApp.Method.SetBlocked.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Messaging_V1_SetBlockedRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Messaging_V1_SetBlockedResponse>(),
+            handler: { request, context in
+                try await self.setBlocked(
+                    request: request,
+                    context: context
+                )
+            }
+        )
     }
 }
 
@@ -541,6 +626,17 @@ extension Intentmesh_Messaging_V1_UnicornChatApp.ServiceProtocol {
         context: GRPCCore.ServerContext
     ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Messaging_V1_ListMessagesResponse> {
         let response = try await self.listMessages(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
+
+    package func setBlocked(
+        request: GRPCCore.StreamingServerRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Messaging_V1_SetBlockedResponse> {
+        let response = try await self.setBlocked(
             request: GRPCCore.ServerRequest(stream: request),
             context: context
         )
@@ -609,6 +705,19 @@ extension Intentmesh_Messaging_V1_UnicornChatApp.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Intentmesh_Messaging_V1_ListMessagesResponse> {
         return GRPCCore.ServerResponse<Intentmesh_Messaging_V1_ListMessagesResponse>(
             message: try await self.listMessages(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    package func setBlocked(
+        request: GRPCCore.ServerRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Intentmesh_Messaging_V1_SetBlockedResponse> {
+        return GRPCCore.ServerResponse<Intentmesh_Messaging_V1_SetBlockedResponse>(
+            message: try await self.setBlocked(
                 request: request.message,
                 context: context
             ),
@@ -746,6 +855,31 @@ extension Intentmesh_Messaging_V1_UnicornChatApp {
             deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Messaging_V1_ListMessagesResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Messaging_V1_ListMessagesResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "SetBlocked" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+        /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+        /// > messages off. Answers the handles the caller blocks.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Messaging_V1_SetBlockedRequest` message.
+        ///   - serializer: A serializer for `Intentmesh_Messaging_V1_SetBlockedRequest` messages.
+        ///   - deserializer: A deserializer for `Intentmesh_Messaging_V1_SetBlockedResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func setBlocked<Result>(
+            request: GRPCCore.ClientRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+            serializer: some GRPCCore.MessageSerializer<Intentmesh_Messaging_V1_SetBlockedRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Messaging_V1_SetBlockedResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Messaging_V1_SetBlockedResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
     }
 
@@ -941,6 +1075,42 @@ extension Intentmesh_Messaging_V1_UnicornChatApp {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "SetBlocked" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+        /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+        /// > messages off. Answers the handles the caller blocks.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Messaging_V1_SetBlockedRequest` message.
+        ///   - serializer: A serializer for `Intentmesh_Messaging_V1_SetBlockedRequest` messages.
+        ///   - deserializer: A deserializer for `Intentmesh_Messaging_V1_SetBlockedResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        package func setBlocked<Result>(
+            request: GRPCCore.ClientRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+            serializer: some GRPCCore.MessageSerializer<Intentmesh_Messaging_V1_SetBlockedRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Messaging_V1_SetBlockedResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Messaging_V1_SetBlockedResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Intentmesh_Messaging_V1_UnicornChatApp.Method.SetBlocked.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -1090,6 +1260,37 @@ extension Intentmesh_Messaging_V1_UnicornChatApp.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Messaging_V1_ListMessagesRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Messaging_V1_ListMessagesResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "SetBlocked" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+    /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+    /// > messages off. Answers the handles the caller blocks.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Intentmesh_Messaging_V1_SetBlockedRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    package func setBlocked<Result>(
+        request: GRPCCore.ClientRequest<Intentmesh_Messaging_V1_SetBlockedRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Messaging_V1_SetBlockedResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.setBlocked(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Messaging_V1_SetBlockedRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Messaging_V1_SetBlockedResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -1261,6 +1462,41 @@ extension Intentmesh_Messaging_V1_UnicornChatApp.ClientProtocol {
             metadata: metadata
         )
         return try await self.listMessages(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "SetBlocked" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Blocks or unblocks a handle. A user the caller blocks cannot message them: resolving the
+    /// > caller as a recipient answers messagingServiceNotEnabledForRecipient, as for a user who turned
+    /// > messages off. Answers the handles the caller blocks.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    package func setBlocked<Result>(
+        _ message: Intentmesh_Messaging_V1_SetBlockedRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Messaging_V1_SetBlockedResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Intentmesh_Messaging_V1_SetBlockedRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.setBlocked(
             request: request,
             options: options,
             onResponse: handleResponse
