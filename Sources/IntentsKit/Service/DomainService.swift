@@ -61,7 +61,7 @@ package struct DomainService: Sendable {
     let verifier = try await authentication.makeVerifier(logger: logger)
     let transport = ServiceTransport.http2(
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes,
-      tls: configuration.tls)
+      tls: configuration.tls, idleTimeout: configuration.idleTimeout)
     let metrics = RPCMetrics()
     let reflection = try ReflectionService(
       services: ["intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"] + definition.appServiceNames)

@@ -20,6 +20,8 @@ package struct ServiceConfiguration: Sendable {
   package var logLevel: Logger.Level
   /// The largest request message accepted; larger ones get RESOURCE_EXHAUSTED.
   package var maxRequestMessageBytes: Int
+  /// How long a connection may go without a call before the service sends GOAWAY and closes it.
+  package var idleTimeout: Duration
   /// TLS on the service's port (mutual when it names a client CA); nil: plain h2c.
   package var tls: ServerTLS?
   /// How bearer tokens are checked; a service does not start without it.
@@ -33,9 +35,11 @@ package struct ServiceConfiguration: Sendable {
     manifestDirectory: URL? = nil,
     logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024,
+    idleTimeout: Duration = .seconds(300),
     tls: ServerTLS? = nil,
     authentication: AuthenticationConfiguration? = nil
   ) {
+    self.idleTimeout = idleTimeout
     self.authentication = authentication
     self.tls = tls
     self.host = host

@@ -35,6 +35,12 @@ package struct ServiceOptions: ParsableArguments {
   @Option(help: "Largest request message in bytes (env INTENTMESH_MAX_MESSAGE_BYTES; default 4194304).")
   package var maxMessageBytes: Int?
 
+  @Option(
+    help:
+      "Seconds a connection may go without a call before the service closes it with GOAWAY (env INTENTMESH_IDLE_TIMEOUT_SECONDS; default 300, as the gateway's relay)."
+  )
+  package var idleTimeoutSeconds: Int?
+
   @Flag(
     help:
       "Ask the service on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
@@ -70,6 +76,8 @@ package struct ServiceOptions: ParsableArguments {
     guard (0...65535).contains(port) else { throw ValidationError("port \(port) is out of range") }
     let maxBytes = try integer(maxMessageBytes, "INTENTMESH_MAX_MESSAGE_BYTES") ?? 4 * 1024 * 1024
     guard maxBytes > 0 else { throw ValidationError("max message bytes must be positive") }
+    let idle = try integer(idleTimeoutSeconds, "INTENTMESH_IDLE_TIMEOUT_SECONDS") ?? 300
+    guard idle > 0 else { throw ValidationError("the idle timeout must be positive") }
     let metrics = try integer(metricsPort, "INTENTMESH_METRICS_PORT") ?? (port == 0 ? 0 : port + 1000)
     guard (-1...65535).contains(metrics) else { throw ValidationError("metrics port \(metrics) is out of range") }
     let databaseText = value(database, "INTENTMESH_DATABASE") ?? defaultDatabase
@@ -85,6 +93,7 @@ package struct ServiceOptions: ParsableArguments {
       manifestDirectory: value(manifest, "INTENTMESH_MANIFEST_DIR").map { URL(fileURLWithPath: $0) },
       logLevel: level,
       maxRequestMessageBytes: maxBytes,
+      idleTimeout: .seconds(idle),
       tls: try tls.serverTLS(environment: environment),
       // A health probe checks no token: it needs none of the keys.
       authentication: healthCheck

@@ -15,7 +15,7 @@ package enum ServiceTransport {
   package static let maxConcurrentStreams = 1000
 
   package static func http2(
-    host: String, port: Int, maxRequestMessageBytes: Int, tls: ServerTLS? = nil
+    host: String, port: Int, maxRequestMessageBytes: Int, tls: ServerTLS? = nil, idleTimeout: Duration? = nil
   ) -> HTTP2ServerTransport.Posix {
     let config = HTTP2ServerTransport.Posix.Config.defaults { config in
       config.rpc.maxRequestPayloadSize = transportCap(for: maxRequestMessageBytes)
@@ -23,6 +23,9 @@ package enum ServiceTransport {
       // NIOHTTP2 advertises 100 concurrent streams unless told; a gateway or a proxy multiplexes
       // many clients' calls over one connection, and a live-update client may hold hundreds.
       config.http2.maxConcurrentStreams = maxConcurrentStreams
+      // A connection with no call for this long gets GOAWAY and is closed (the gateway's relay
+      // closes idle client connections after the same default).
+      config.connection.maxIdleTime = idleTimeout
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),
