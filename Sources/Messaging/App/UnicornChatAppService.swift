@@ -23,7 +23,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
   package func signUp(
     request: Intentmesh_Messaging_V1_SignUpRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_SignUpResponse {
-    let userID = try Self.caller()
+    let userID = try UserIdentity.caller()
     let name = try AppInput.displayName(request.displayName)
     let handle = try AppInput.handle(request.handle)
     let account = MessagingAccount(userID: userID, displayName: name, handle: handle)
@@ -42,7 +42,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
   package func getAccount(
     request: Intentmesh_Messaging_V1_GetAccountRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_GetAccountResponse {
-    let userID = try Self.caller()
+    let userID = try UserIdentity.caller()
     guard let account = try await store.read({ try await MessagingAccounts.account(of: userID, in: $0) }) else {
       throw RPCError(code: .notFound, message: "\(userID) has no UnicornChat account: SignUp first")
     }
@@ -52,7 +52,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
   package func addContact(
     request: Intentmesh_Messaging_V1_AddContactRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_AddContactResponse {
-    let userID = try Self.caller()
+    let userID = try UserIdentity.caller()
     let given = request.contact
     let handle = try AppInput.handle(given.handle)
     let name = try AppInput.displayName(
@@ -82,7 +82,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
   package func listContacts(
     request: Intentmesh_Messaging_V1_ListContactsRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_ListContactsResponse {
-    let userID = try Self.caller()
+    let userID = try UserIdentity.caller()
     let contacts = try await store.read { try await ContactDirectory.contacts(of: userID, in: $0) }
     return .with { $0.contacts = contacts.map(\.appContact) }
   }
@@ -90,7 +90,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
   package func listMessages(
     request: Intentmesh_Messaging_V1_ListMessagesRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_ListMessagesResponse {
-    let userID = try Self.caller()
+    let userID = try UserIdentity.caller()
     guard (0...500).contains(request.limit) else {
       throw RPCError(code: .invalidArgument, message: "limit \(request.limit) is not within 1–500 (0: 100)")
     }
@@ -110,7 +110,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
   package func setBlocked(
     request: Intentmesh_Messaging_V1_SetBlockedRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_SetBlockedResponse {
-    let userID = try Self.caller()
+    let userID = try UserIdentity.caller()
     let handle = try AppInput.handle(request.handle)
     let blocked = try await store.write { database in
       guard let account = try await MessagingAccounts.account(of: userID, in: database) else {
@@ -125,13 +125,6 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.blockedHandles = blocked }
   }
 
-  /// The user the call acts for: its verified token's subject.
-  private static func caller() throws -> String {
-    guard let caller = VerifiedCaller.current else {
-      throw RPCError(code: .unauthenticated, message: "no verified caller: send authorization: Bearer <JWT>")
-    }
-    return caller.subject
-  }
 }
 
 extension MessagingAccount {

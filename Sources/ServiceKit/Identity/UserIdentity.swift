@@ -5,16 +5,23 @@ package import IntentMeshProtos
 /// `context.user_id` is a claim the client writes, never trusted on its own: empty means "the
 /// token's user", the token's subject is accepted, anyone else is PERMISSION_DENIED.
 package enum UserIdentity {
-  /// The user a request acts for.
-  package static func userID(of context: Intentmesh_V1_RequestContext) throws -> String {
+  /// The user a call acts for when its request names none (an app service's): the verified
+  /// token's subject.
+  package static func caller() throws -> String {
     guard let caller = VerifiedCaller.current else {
       throw IntentMeshError.unauthenticated("no verified caller: send authorization: Bearer <JWT>")
     }
+    return caller.subject
+  }
+
+  /// The user a request acts for.
+  package static func userID(of context: Intentmesh_V1_RequestContext) throws -> String {
+    let subject = try caller()
     let named = context.userID.trimmingWhitespace()
-    guard named.isEmpty || named == caller.subject else {
+    guard named.isEmpty || named == subject else {
       throw IntentMeshError.permissionDenied(
         "context.user_id \"\(named)\" is not the user of the bearer token; leave it empty or name the token's user")
     }
-    return caller.subject
+    return subject
   }
 }
