@@ -153,7 +153,9 @@ let package = Package(
 
     .target(
       name: "Payments",
-      dependencies: ["IntentsKit", "ServiceKit", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf],
+      dependencies: [
+        "IntentsKit", "ServiceKit", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf, grpcCore,
+      ],
       swiftSettings: strictSettings
     ),
 

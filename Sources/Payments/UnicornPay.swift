@@ -23,7 +23,9 @@ package enum UnicornPay {
       maintenance: DomainMaintenance(interval: settlementInterval) { store, now, logger in
         let settled = try await ScheduledSettlement.settleDue(store: store, now: now, identifiers: identifiers)
         if settled > 0 { logger.info("settled scheduled payments", metadata: ["count": "\(settled)"]) }
-      }
+      },
+      appServiceNames: ["intentmesh.payments.v1.UnicornPayApp"],
+      appServices: { resources in [UnicornPayAppService(store: resources.store, identifiers: identifiers)] }
     ) { resources in
       let store = resources.store
       return IntentRegistry([

@@ -127,7 +127,10 @@ struct OperationsEndToEndTests {
     let gateway = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(payments.port)"])
     for (port, expected) in [
-      (payments.port, ["grpc.health.v1.Health", "intentmesh.v1.IntentsExtension"]),
+      (
+        payments.port,
+        ["grpc.health.v1.Health", "intentmesh.payments.v1.UnicornPayApp", "intentmesh.v1.IntentsExtension"]
+      ),
       (gateway.port, ["grpc.health.v1.Health", "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension"]),
     ] {
       for service in ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"] {

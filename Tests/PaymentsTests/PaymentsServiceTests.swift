@@ -110,11 +110,24 @@ struct PaymentsServiceTests {
     }
   }
 
-  @Test("concurrent payments, transfers and retries never overdraw and conserve money")
+  @Test("two users paying each other, transfers and retries at once never overdraw and conserve money")
   func concurrency() async throws {
     try await domain.run { client, _, _, store in
-      // 30 payments of 100.00 and 20 transfers of 50.00 out of Rainbow Checking (1,250.00), each sent
-      // twice at once with the same identifier.
+      // Scott can pay Diana, with 1,000.00 more in his checking (1,020.00 in all).
+      try await store.write { database in
+        _ = try await PaymentsApp.addPayee(
+          Payee(id: "diana", displayName: "Diana Huang", givenName: "Diana", handle: "diana@unicornpay.example"),
+          for: "scott", in: database)
+        _ = try await PaymentsApp.addFunds(
+          Money(100_000, "USD"), to: "scott-checking", of: "scott", movementID: "deposit-scott", at: 0, in: database)
+      }
+      let scott = Intentmesh_V1_RequestContext.with {
+        $0.userID = "scott"
+        $0.timeZone = "Europe/Zurich"
+      }
+      // Out of Diana's Rainbow Checking (1,250.00): 20 transfers of 50.00 and 30 payments of 100.00
+      // to Scott; out of Scott's: 30 payments of 100.00 to Diana. Each sent twice at once with the
+      // same identifier.
       let transfers = try (0..<20).map { index in
         try Self.intent(
           "INTransferMoneyIntent",
@@ -123,47 +136,53 @@ struct PaymentsServiceTests {
             $0.transactionAmount = amount(50)
           }, identifier: "transfer-\(index)")
       }
-      let payments = try (0..<30).map { try Self.payment(100, identifier: "payment-\($0)") }
-      let calls = (transfers + payments).flatMap { [$0, $0] }
+      let toScott = try (0..<30).map { try Self.payment(100, to: "Scott", identifier: "to-scott-\($0)") }
+      let toDiana = try (0..<30).map { try Self.payment(100, to: "Diana", identifier: "to-diana-\($0)") }
+      let calls = (transfers + toScott).map { (Self.context, $0) } + toDiana.map { (scott, $0) }
       let results = try await withThrowingTaskGroup(of: (String, String, Bool).self) { group in
-        for intent in calls {
+        for (context, intent) in calls + calls {
           group.addTask {
             let answer = try await client.confirmAndHandle(
               .with {
-                $0.context = Self.context; $0.intent = intent
+                $0.context = context; $0.intent = intent
               })
             return (intent.identifier, answer.response.codeName, answer.replayed)
           }
         }
         return try await group.reduce(into: []) { $0.append($1) }
       }
-      #expect(results.count == 100)
+      #expect(results.count == 160)
       // Each identifier answered the same way both times, once for real.
       let byIdentifier = Dictionary(grouping: results, by: \.0)
-      #expect(byIdentifier.count == 50)
+      #expect(byIdentifier.count == 80)
       for (identifier, answers) in byIdentifier {
         #expect(Set(answers.map(\.1)).count == 1, "\(identifier)")
         #expect(answers.filter { !$0.2 }.count == 1, "\(identifier)")
       }
-      let succeeded = byIdentifier.filter { $0.value[0].1 == "success" }.map(\.key)
-      let paid = succeeded.filter { $0.hasPrefix("payment-") }.count
-      let moved = succeeded.filter { $0.hasPrefix("transfer-") }.count
       #expect(byIdentifier.values.allSatisfy { ["success", "failureInsufficientFunds"].contains($0[0].1) })
-      let balances = try await store.read { database in
+      let succeeded = byIdentifier.filter { $0.value[0].1 == "success" }.map(\.key)
+      let toScottPaid = Int64(succeeded.filter { $0.hasPrefix("to-scott-") }.count)
+      let toDianaPaid = Int64(succeeded.filter { $0.hasPrefix("to-diana-") }.count)
+      let moved = Int64(succeeded.filter { $0.hasPrefix("transfer-") }.count)
+      // Scott had enough for at least ten payments whatever came in.
+      #expect(toDianaPaid >= 10)
+      let (checking, savings, scottChecking, problems, records) = try await store.read { database in
         (
           try await AccountBook.account("diana-checking", in: database)!.balanceMinor,
           try await AccountBook.account("diana-savings", in: database)!.balanceMinor,
-          try await AccountBook.account("system:payouts:USD", in: database)?.balanceMinor ?? 0,
-          try await LedgerAudit.problems(in: database)
+          try await AccountBook.account("scott-checking", in: database)!.balanceMinor,
+          try await LedgerAudit.problems(in: database),
+          try await PaymentRecordBook.records(of: "scott", in: database)
         )
       }
-      #expect(balances.0 == 125_000 - Int64(paid) * 10_000 - Int64(moved) * 5_000)
-      #expect(balances.0 >= 0)
-      // Less than a payment's worth is left: everything that could be paid was.
-      #expect(balances.0 < 10_000 || moved == 20)
-      #expect(balances.1 == 500_000 + Int64(moved) * 5_000)
-      #expect(balances.2 == Int64(paid) * 10_000)
-      #expect(balances.3.isEmpty)
+      #expect(checking == 125_000 - toScottPaid * 10_000 - moved * 5_000 + toDianaPaid * 10_000)
+      #expect(savings == 500_000 + moved * 5_000)
+      #expect(scottChecking == 102_000 - toDianaPaid * 10_000 + toScottPaid * 10_000)
+      #expect(checking >= 0 && scottChecking >= 0)
+      #expect(problems.isEmpty)
+      // Every payment is on both sides' books, once.
+      #expect(records.filter { $0.direction == .send }.count == Int(toDianaPaid))
+      #expect(records.filter { $0.direction == .receive }.count == Int(toScottPaid))
       let total = try await store.read { database in
         try await database.raw(
           "SELECT CAST(SUM(balance_minor) AS BIGINT) AS total FROM payments_accounts WHERE currency = 'USD'"

@@ -149,15 +149,34 @@ struct SendPaymentTests {
       #expect(answer.response.paymentRecord.currencyAmount == usd(85))
       #expect(answer.response.paymentRecord.note == "rainbow polish")
       #expect(try await fixture.balance("diana-checking") == 125_000 - 8_500)
-      #expect(try await fixture.balance("system:payouts:USD") == 8_500)
+      // Buttercup is a UnicornPay user: the money lands in her default USD account.
+      #expect(try await fixture.balance("buttercup-balance") == 8_500)
       let records = try await fixture.store.read { try await PaymentRecordBook.records(of: "diana", in: $0) }
       #expect(records.count == 1)
       #expect(records.first?.amount == Money(8_500, "USD"))
       #expect(records.first?.status == .completed)
+      let received = try await fixture.store.read { try await PaymentRecordBook.records(of: "buttercup", in: $0) }
+      #expect(received.map(\.direction) == [.receive])
+      #expect(received.first?.counterpartyHandle == "diana@unicornpay.example")
+      #expect(received.first?.note == "rainbow polish")
+      #expect(received.first?.linkedRecordID == records.first?.id)
+      #expect(records.first?.linkedRecordID == received.first?.id)
       #expect(try await fixture.audit().isEmpty)
-      // EUR goes from the EUR account.
+      // CJ has no EUR account: euros cannot reach CJ, and nothing moves.
+      let refused = try await fixture.handle(fixture.send, Self.intent("CJ", 20, currency: "EUR"))
+      #expect(refused.response.code == .failurePaymentsCurrencyUnsupported)
+      #expect(try await fixture.balance("diana-euro") == 30_000)
+      // Once CJ opens one, EUR goes from Diana's EUR account to it.
+      try await fixture.store.write { database in
+        try await PaymentsApp.openAccount(
+          StoredAccount(
+            id: "cj-euro", ownerID: "cj", nickname: "Euros", type: .checking, organizationName: "UnicornPay",
+            currency: "EUR"),
+          at: 0, in: database)
+      }
       let euros = try await fixture.handle(fixture.send, Self.intent("CJ", 20, currency: "EUR"))
       #expect(euros.response.code == .success)
+      #expect(try await fixture.balance("cj-euro") == 2_000)
       #expect(try await fixture.balance("diana-euro") == 30_000 - 2_000)
     }
   }

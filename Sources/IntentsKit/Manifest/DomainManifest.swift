@@ -15,18 +15,22 @@ package struct DomainManifest: Sendable {
   package static func load(
     directory: URL,
     registry: IntentRegistry,
-    vocabularyTypes: [Intentmesh_V1_VocabularyStringType]
+    vocabularyTypes: [Intentmesh_V1_VocabularyStringType],
+    appServices: [String] = []
   ) throws -> DomainManifest {
     let info = try ExtensionInfoPlist.load(from: directory.appendingPathComponent("Info.plist"))
     let vocabulary = try AppIntentVocabularyPlist.load(inManifest: directory)
-    return try DomainManifest(info: info, vocabulary: vocabulary, registry: registry, vocabularyTypes: vocabularyTypes)
+    return try DomainManifest(
+      info: info, vocabulary: vocabulary, registry: registry, vocabularyTypes: vocabularyTypes,
+      appServices: appServices)
   }
 
   package init(
     info: ExtensionInfoPlist,
     vocabulary: AppIntentVocabularyPlist,
     registry: IntentRegistry,
-    vocabularyTypes: [Intentmesh_V1_VocabularyStringType]
+    vocabularyTypes: [Intentmesh_V1_VocabularyStringType],
+    appServices: [String] = []
   ) throws {
     let supported = info.intentsSupported
     let handled = Set(registry.registrations.map(\.intentClass))
@@ -85,6 +89,7 @@ package struct DomainManifest: Sendable {
         }
       }
       manifest.serviceVersion = info.version ?? ""
+      manifest.appServices = appServices
     }
   }
 }

@@ -34,7 +34,8 @@ package struct PreparedDomain: Sendable {
       store: store, appVocabulary: try AppIntentVocabularyPlist.load(inManifest: manifestDirectory))
     let registry = definition.makeRegistry(resources)
     let manifest = try DomainManifest.load(
-      directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes)
+      directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes,
+      appServices: definition.appServiceNames)
     let board = HealthStatusBoard()
     let scope = RequestScope(registry: registry, manifest: manifest, now: now, logger: logger)
     let confirmationKey = try await store.write { try await ConfirmationKey.loadOrCreate(in: $0) }

@@ -9,7 +9,8 @@ package import SQLKit
 /// INPayBillIntent: one unpaid bill (by payee and type), the account to pay from (the default
 /// account when none is named), the amount (given, or the minimum or full amount due), an optional
 /// date and note. Handle debits the account and marks the bill paid, or holds the money until the
-/// date.
+/// date. A bill that is another user's payment request is paid in full, today, into the account
+/// the requester asked it into, and the requester sees it paid.
 package struct PayBillHandler: IntentHandler {
   package typealias Intent = PayBillIntent
   package typealias Response = PayBillIntentResponse
@@ -96,7 +97,14 @@ package struct PayBillHandler: IntentHandler {
   func resolveScheduledDate(intent: Intent, context: IntentContext) async throws -> ResolutionResult<
     DateComponentsRange
   > {
-    ScheduledDate.resolve(
+    if case .later = ScheduledDate.check(
+      intent.hasTransactionScheduledDate ? intent.transactionScheduledDate : nil, context: context),
+      try await store.read({ try await BillResolver.load(userID: context.userID, from: $0) })
+        .billToPay(intent.billPayee, type: intent.billType)?.isRequest == true
+    {
+      return .unsupported(ResolutionReason(message: "A payment request is paid today."))
+    }
+    return ScheduledDate.resolve(
       intent.transactionScheduledDate, given: intent.hasTransactionScheduledDate, context: context)
   }
 
@@ -142,6 +150,9 @@ package struct PayBillHandler: IntentHandler {
     guard money <= bill.amountDue else {
       return .failure(.invalid("You owe \(bill.payeeNickname) only \(bill.amountDue)."))
     }
+    guard !bill.isRequest || money == bill.amountDue else {
+      return .failure(.invalid("\(bill.payeeNickname) asked for \(bill.amountDue): a request is paid in full."))
+    }
     guard money.minorUnits > 0 else { return .failure(.invalid("Nothing is due on that bill.")) }
     return .success(money)
   }
@@ -151,6 +162,7 @@ package struct PayBillHandler: IntentHandler {
     var from: StoredAccount
     var amount: Money
     var date: ScheduledDate.Check
+    var payer: PaymentProfile
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
@@ -176,9 +188,12 @@ package struct PayBillHandler: IntentHandler {
     }
     let date = ScheduledDate.check(
       intent.hasTransactionScheduledDate ? intent.transactionScheduledDate : nil, context: context)
-    guard date.isBookable else { return .failure(IntentRefusal(.failure, "invalidScheduledDate")) }
+    guard date.isBookable, !(bill.isRequest && date != .now) else {
+      return .failure(IntentRefusal(.failure, "invalidScheduledDate"))
+    }
     guard amount <= from.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
-    return .success(Plan(bill: bill, from: from, amount: amount, date: date))
+    guard let payer = profile.readyProfile else { return .failure(IntentRefusal(.failureRequiringAppLaunch)) }
+    return .success(Plan(bill: bill, from: from, amount: amount, date: date, payer: payer))
   }
 
   package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
@@ -208,6 +223,10 @@ package struct PayBillHandler: IntentHandler {
           billID: plan.bill.id, amount: plan.amount, dueDate: day, dueAt: ScheduledHold.dueAt(day, context: context),
           holdMovementID: movementID),
         description: "\(plan.bill.payeeNickname) bill on \(day)", context: context, in: database)
+    case .now where plan.bill.isRequest:
+      try await PaymentRequests.pay(
+        plan.bill, by: plan.payer, from: plan.from, identifiers: identifiers,
+        intentIdentifier: context.intentIdentifier, now: context.now, timeZone: context.timeZone, in: database)
     default:
       let billers = try await Ledger.systemAccount(.bills, currency: plan.amount.currency, in: database)
       try await Ledger.post(

@@ -7,8 +7,9 @@ package import IntentsKit
 package import SQLKit
 
 /// INRequestPaymentIntent ("Ask CJ to UnicornPay me 25 dollars to cover dinner"): payer from the
-/// user's contacts, an exact amount within the limits, an optional note. Handle records a pending
-/// request to be paid into the user's default account in that currency; no money moves yet.
+/// user's contacts (a UnicornPay user), an exact amount within the limits, an optional note. Handle
+/// records a pending request to be paid into the user's default account in that currency and puts
+/// it in the payer's bills, where they pay or decline it; no money moves yet.
 package struct RequestPaymentHandler: IntentHandler {
   package typealias Intent = RequestPaymentIntent
   package typealias Response = RequestPaymentIntentResponse
@@ -56,6 +57,8 @@ package struct RequestPaymentHandler: IntentHandler {
     var account: StoredAccount
     var amount: Money
     var note: String
+    var requester: PaymentProfile
+    var payerProfile: PaymentProfile
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
@@ -78,10 +81,16 @@ package struct RequestPaymentHandler: IntentHandler {
       return .failure(IntentRefusal(.failureNoBankAccount))
     }
     let payers = try await PayeeResolver.load(userID: context.userID, from: database)
-    guard case .success = payers.resolvePayer(intent.payer), let payer = payers.payee(for: intent.payer) else {
+    guard case .success = payers.resolvePayer(intent.payer), let payer = payers.payee(for: intent.payer),
+      let requester = profile.readyProfile, let payerProfile = try await PaymentProfile.load(payer.userID, in: database)
+    else {
       return .failure(IntentRefusal(.failure, "unresolvedPayer"))
     }
-    return .success(Plan(payer: payer, account: account, amount: amount, note: intent.note))
+    guard payerProfile.userID != requester.userID else { return .failure(IntentRefusal(.failure, "payerIsPayee")) }
+    return .success(
+      Plan(
+        payer: payer, account: account, amount: amount, note: intent.note, requester: requester,
+        payerProfile: payerProfile))
   }
 
   package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
@@ -104,11 +113,9 @@ package struct RequestPaymentHandler: IntentHandler {
     case .failure(let refusal): return refusal.answer
     case .success(let ready): plan = ready
     }
-    try await PaymentRecordBook.insert(
-      StoredPaymentRecord(
-        id: identifiers.next(), userID: context.userID, direction: .request, counterpartyID: plan.payer.id,
-        accountID: plan.account.id, amount: plan.amount, fee: .zero(plan.amount.currency), note: plan.note,
-        status: .pending, movementID: "", createdAt: Int64(context.now.timeIntervalSince1970 * 1000)),
+    try await PaymentRequests.send(
+      from: plan.requester, to: plan.payerProfile, payerContact: plan.payer, account: plan.account,
+      amount: plan.amount, note: plan.note, identifiers: identifiers, now: context.now, timeZone: context.timeZone,
       in: database)
     context.logger.info("requested payment", metadata: ["amount": "\(plan.amount)", "payer": "\(plan.payer.id)"])
     var response = Response(code: .success)

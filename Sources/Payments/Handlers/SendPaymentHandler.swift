@@ -7,8 +7,9 @@ package import IntentsKit
 package import SQLKit
 
 /// INSendPaymentIntent ("send Buttercup 85 bucks on UnicornPay for rainbow polish"): payee from the
-/// user's contacts, an exact amount within UnicornPay's limits, an optional note. Handle moves the
-/// money from the user's default account in that currency, once.
+/// user's contacts (a UnicornPay user), an exact amount within UnicornPay's limits, an optional
+/// note. Handle moves the money, once, from the user's default account in that currency to the
+/// payee's default account in it, and records it on both sides.
 package struct SendPaymentHandler: IntentHandler {
   package typealias Intent = SendPaymentIntent
   package typealias Response = SendPaymentIntentResponse
@@ -68,6 +69,7 @@ package struct SendPaymentHandler: IntentHandler {
     var source: StoredAccount
     var amount: Money
     var note: String
+    var payment: UserPayment
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
@@ -92,9 +94,19 @@ package struct SendPaymentHandler: IntentHandler {
     guard amount <= source.available else { return .failure(IntentRefusal(.failureInsufficientFunds)) }
     let payees = try await PayeeResolver.load(userID: context.userID, from: database)
     guard case .success = payees.resolvePayee(intent.payee, shortfall: false),
-      let payee = payees.payee(for: intent.payee)
+      let payee = payees.payee(for: intent.payee), let payer = profile.readyProfile,
+      let recipient = try await PaymentProfile.load(payee.userID, in: database)
     else { return .failure(IntentRefusal(.failure, "unresolvedPayee")) }
-    return .success(Plan(payee: payee, source: source, amount: amount, note: intent.note))
+    guard recipient.userID != payer.userID else { return .failure(IntentRefusal(.failure, "payeeIsPayer")) }
+    // The payee is paid into their default account in the currency; without one they cannot take it.
+    guard
+      let destination = try await UserPayment.receivingAccount(
+        of: recipient.userID, currency: amount.currency, in: database)
+    else { return .failure(IntentRefusal(.failurePaymentsCurrencyUnsupported)) }
+    let payment = UserPayment(
+      payer: payer, source: source, payee: recipient, destination: destination, amount: amount, note: intent.note,
+      payeeContact: payee)
+    return .success(Plan(payee: payee, source: source, amount: amount, note: intent.note, payment: payment))
   }
 
   package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
@@ -117,20 +129,9 @@ package struct SendPaymentHandler: IntentHandler {
     case .failure(let refusal): return refusal.answer
     case .success(let ready): plan = ready
     }
-    let movementID = identifiers.next()
-    let milliseconds = Int64(context.now.timeIntervalSince1970 * 1000)
-    let payouts = try await Ledger.systemAccount(.payouts, currency: plan.amount.currency, in: database)
-    try await Ledger.post(
-      .between(
-        id: movementID, userID: context.userID, kind: .payment, intentIdentifier: context.intentIdentifier,
-        description: "payment to \(plan.payee.displayName)", from: plan.source.id, to: payouts, amount: plan.amount),
-      at: milliseconds, in: database)
-    try await PaymentRecordBook.insert(
-      StoredPaymentRecord(
-        id: identifiers.next(), userID: context.userID, direction: .send, counterpartyID: plan.payee.id,
-        accountID: plan.source.id, amount: plan.amount, fee: .zero(plan.amount.currency), note: plan.note,
-        status: .completed, movementID: movementID, createdAt: milliseconds),
-      in: database)
+    try await plan.payment.post(
+      identifiers: identifiers, intentIdentifier: context.intentIdentifier,
+      at: Int64(context.now.timeIntervalSince1970 * 1000), in: database)
     context.logger.info("sent payment", metadata: ["amount": "\(plan.amount)", "payee": "\(plan.payee.id)"])
     var response = Response(code: .success)
     response.paymentRecord = Self.record(plan, status: .completed)

@@ -84,8 +84,8 @@ package enum Ledger {
 
 /// The system accounts on the other side of movements that leave or enter a user's accounts.
 package enum SystemAccount: String, Sendable, CaseIterable {
-  /// Money paid out to people.
-  case payouts
+  /// Money users moved in from their banks (`AddFunds`).
+  case deposits
   /// Money paid to billers.
   case bills
   /// Money held for scheduled transfers and bill payments until their date.

@@ -58,7 +58,7 @@ package struct BillResolver: Sendable {
     guard !Self.isEmpty(payee) || type != .unspecified else {
       return .needsValue(prompt: "Which bill do you want to pay?")
     }
-    let unpaid = bills(payee: payee, type: type).filter { $0.status != .completed && $0.amountDue.minorUnits > 0 }
+    let unpaid = bills(payee: payee, type: type).filter(\.isPayable)
     switch unpaid.count {
     case 0:
       let named = Self.isEmpty(payee) ? EnumCaseName.of(type) : payee.displayText
@@ -70,7 +70,7 @@ package struct BillResolver: Sendable {
 
   /// The one unpaid bill `payee` and `type` name.
   package func billToPay(_ payee: BillPayee, type: BillType) -> StoredBill? {
-    let unpaid = bills(payee: payee, type: type).filter { $0.status != .completed && $0.amountDue.minorUnits > 0 }
+    let unpaid = bills(payee: payee, type: type).filter(\.isPayable)
     return unpaid.count == 1 ? unpaid[0] : nil
   }
 

@@ -3,7 +3,9 @@ internal import SwiftProtobuf
 package import IntentMeshProtos
 package import SQLKit
 
-/// A person in a user's UnicornPay contacts: someone money can be sent to or asked from.
+/// A person in a user's UnicornPay contacts: someone money can be sent to or asked from. Only a
+/// payee whose handle is a UnicornPay user's can be paid or asked; who that user is, and whether
+/// they verified their account, is read from their profile, never stored with the contact.
 package struct Payee: Sendable, Equatable {
   package var id: String
   package var displayName: String
@@ -11,21 +13,26 @@ package struct Payee: Sendable, Equatable {
   package var familyName: String
   /// Email-style UnicornPay handle; empty when the contact has none that works.
   package var handle: String
-  package var hasAccount: Bool
+  /// The UnicornPay user the handle belongs to; empty when it is no user's.
+  package var userID: String
+  /// Whether that user verified their account.
   package var credentialsVerified: Bool
 
   package init(
     id: String, displayName: String, givenName: String, familyName: String = "", handle: String,
-    hasAccount: Bool = true, credentialsVerified: Bool = true
+    userID: String = "", credentialsVerified: Bool = false
   ) {
     self.id = id
     self.displayName = displayName
     self.givenName = givenName
     self.familyName = familyName
     self.handle = handle
-    self.hasAccount = hasAccount
+    self.userID = userID
     self.credentialsVerified = credentialsVerified
   }
+
+  /// Whether the payee is a UnicornPay user (money reaches their account).
+  package var hasAccount: Bool { !userID.isEmpty }
 
   /// The contact as SiriKit's `INPerson`.
   package var person: Intentmesh_V1_Person {
@@ -45,35 +52,47 @@ package struct Payee: Sendable, Equatable {
   }
 }
 
-/// Reads and writes a user's payees.
+/// Reads and writes a user's payees, each with the user their handle belongs to.
 package enum PayeeBook {
+  static let select: SQLQueryString = """
+    SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.handle, p.user_id AS payee_user,
+           p.credentials_verified AS payee_verified
+    FROM payments_contacts c
+    LEFT JOIN payments_profiles p ON c.handle <> '' AND LOWER(p.handle) = LOWER(c.handle)
+    """
+
   package static func payees(of userID: String, in database: any SQLDatabase) async throws -> [Payee] {
+    try await database.raw("\(select) WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id")
+      .all().map(decode)
+  }
+
+  /// The user's payee with `handle` (any case), if any.
+  package static func payee(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
+    -> Payee?
+  {
     try await database.raw(
-      """
-      SELECT contact_id, display_name, given_name, family_name, handle, has_account, credentials_verified
-      FROM payments_contacts WHERE user_id = \(bind: userID) ORDER BY display_name
-      """
-    ).all().map { row in
-      Payee(
-        id: try row.decode(column: "contact_id", as: String.self),
-        displayName: try row.decode(column: "display_name", as: String.self),
-        givenName: try row.decode(column: "given_name", as: String.self),
-        familyName: try row.decode(column: "family_name", as: String.self),
-        handle: try row.decode(column: "handle", as: String.self),
-        hasAccount: try row.decode(column: "has_account", as: Int.self) != 0,
-        credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0)
-    }
+      "\(select) WHERE c.user_id = \(bind: userID) AND LOWER(c.handle) = \(bind: handle.lowercased())"
+    ).first().map(decode)
   }
 
   package static func add(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
-      INSERT INTO payments_contacts
-        (user_id, contact_id, display_name, given_name, family_name, handle, has_account, credentials_verified)
+      INSERT INTO payments_contacts (user_id, contact_id, display_name, given_name, family_name, handle)
       VALUES (\(bind: userID), \(bind: payee.id), \(bind: payee.displayName), \(bind: payee.givenName),
-              \(bind: payee.familyName), \(bind: payee.handle), \(bind: payee.hasAccount ? 1 : 0),
-              \(bind: payee.credentialsVerified ? 1 : 0))
+              \(bind: payee.familyName), \(bind: payee.handle))
       """
     ).run()
+  }
+
+  static func decode(_ row: any SQLRow) throws -> Payee {
+    Payee(
+      id: try row.decode(column: "contact_id", as: String.self),
+      displayName: try row.decode(column: "display_name", as: String.self),
+      givenName: try row.decode(column: "given_name", as: String.self),
+      familyName: try row.decode(column: "family_name", as: String.self),
+      handle: try row.decode(column: "handle", as: String.self),
+      userID: try row.decode(column: "payee_user", as: String?.self) ?? "",
+      credentialsVerified: (try row.decode(column: "payee_verified", as: Int?.self) ?? 0) != 0)
   }
 }

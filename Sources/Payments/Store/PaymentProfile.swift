@@ -31,22 +31,30 @@ package struct PaymentProfile: Sendable, Equatable {
   }
 
   package static func load(_ userID: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
-    try await database.raw(
-      """
-      SELECT display_name, handle, home_currency, signed_in, credentials_verified, terms_accepted, eligible
-      FROM payments_profiles WHERE user_id = \(bind: userID)
-      """
-    ).first().map { row in
-      PaymentProfile(
-        userID: userID,
-        displayName: try row.decode(column: "display_name", as: String.self),
-        handle: try row.decode(column: "handle", as: String.self),
-        homeCurrency: try row.decode(column: "home_currency", as: String.self),
-        signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
-        credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
-        termsAccepted: try row.decode(column: "terms_accepted", as: Int.self) != 0,
-        eligible: try row.decode(column: "eligible", as: Int.self) != 0)
-    }
+    try await database.raw("\(select) WHERE user_id = \(bind: userID)").first().map(decode)
+  }
+
+  /// The user whose handle is `handle` (any case), if any.
+  package static func load(handle: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
+    guard !handle.isEmpty else { return nil }
+    return try await database.raw("\(select) WHERE LOWER(handle) = \(bind: handle.lowercased())").first().map(decode)
+  }
+
+  static let select: SQLQueryString = """
+    SELECT user_id, display_name, handle, home_currency, signed_in, credentials_verified, terms_accepted, eligible
+    FROM payments_profiles
+    """
+
+  static func decode(_ row: any SQLRow) throws -> PaymentProfile {
+    PaymentProfile(
+      userID: try row.decode(column: "user_id", as: String.self),
+      displayName: try row.decode(column: "display_name", as: String.self),
+      handle: try row.decode(column: "handle", as: String.self),
+      homeCurrency: try row.decode(column: "home_currency", as: String.self),
+      signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
+      credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
+      termsAccepted: try row.decode(column: "terms_accepted", as: Int.self) != 0,
+      eligible: try row.decode(column: "eligible", as: Int.self) != 0)
   }
 
   package func save(in database: any SQLDatabase) async throws {

@@ -128,6 +128,51 @@ package enum PaymentsSchema {
         )
         """,
         "CREATE INDEX payments_scheduled_due ON payments_scheduled (status, due_at)",
-      ])
+      ]),
+    // Users pay users: a handle names one profile; a payee is a user when their handle is one (no
+    // longer a flag of the contact); payments are recorded on both sides (a received payment is a
+    // record of its own, linked to the sender's) with the other person's name and handle; a
+    // request another user sent is one of the payer's bills.
+    SchemaMigration(
+      id: "payments-2-users",
+      statements: [
+        "CREATE UNIQUE INDEX payments_profiles_by_handle ON payments_profiles (LOWER(handle))",
+        "ALTER TABLE payments_contacts DROP COLUMN has_account",
+        "ALTER TABLE payments_contacts DROP COLUMN credentials_verified",
+        "CREATE INDEX payments_contacts_by_handle ON payments_contacts (user_id, LOWER(handle))",
+        """
+        CREATE TABLE payments_records_2 (
+          record_id TEXT PRIMARY KEY,
+          user_id TEXT NOT NULL,
+          direction TEXT NOT NULL CHECK (direction IN ('send', 'receive', 'request')),
+          counterparty_id TEXT NOT NULL,
+          counterparty_user TEXT NOT NULL,
+          counterparty_name TEXT NOT NULL,
+          counterparty_handle TEXT NOT NULL,
+          account_id TEXT NOT NULL,
+          amount_minor BIGINT NOT NULL,
+          currency TEXT NOT NULL,
+          fee_minor BIGINT NOT NULL,
+          note TEXT NOT NULL,
+          status INTEGER NOT NULL,
+          movement_id TEXT NOT NULL,
+          linked_record TEXT NOT NULL,
+          created_at BIGINT NOT NULL
+        )
+        """,
+        """
+        INSERT INTO payments_records_2
+        SELECT r.record_id, r.user_id, r.direction, r.counterparty_id, '', COALESCE(c.display_name, ''),
+               COALESCE(c.handle, ''), r.account_id, r.amount_minor, r.currency, r.fee_minor, r.note, r.status,
+               r.movement_id, '', r.created_at
+        FROM payments_records r
+        LEFT JOIN payments_contacts c ON c.user_id = r.user_id AND c.contact_id = r.counterparty_id
+        """,
+        "DROP TABLE payments_records",
+        "ALTER TABLE payments_records_2 RENAME TO payments_records",
+        "CREATE INDEX payments_records_by_user ON payments_records (user_id, created_at)",
+        "ALTER TABLE payments_bills ADD COLUMN request_id TEXT NOT NULL DEFAULT ''",
+        "CREATE INDEX payments_bills_by_user ON payments_bills (user_id)",
+      ]),
   ]
 }

@@ -26,13 +26,24 @@ package enum PaymentsSeed {
     Payee(
       id: "celestra-star", displayName: "Celestra Star", givenName: "Celestra", familyName: "Star",
       handle: "celestra.star@unicornpay.example"),
-    Payee(
-      id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example",
-      hasAccount: false),
+    // No UnicornPay user has this handle.
+    Payee(id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example"),
     Payee(
       id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
-      handle: "lucky@unicornpay.example", credentialsVerified: false),
+      handle: "lucky@unicornpay.example"),
     Payee(id: "ghost", displayName: "Ghost", givenName: "Ghost", handle: ""),
+  ]
+
+  /// The users besides Diana and Scott: the people Diana pays and asks, each with an empty
+  /// UnicornPay Balance in USD; Lucky has not verified their account yet.
+  static let otherUsers: [PaymentProfile] = [
+    PaymentProfile(userID: "buttercup", displayName: "Buttercup", handle: "buttercup@unicornpay.example"),
+    PaymentProfile(userID: "cj", displayName: "CJ", handle: "cj@unicornpay.example"),
+    PaymentProfile(userID: "celestra-moon", displayName: "Celestra Moon", handle: "celestra.moon@unicornpay.example"),
+    PaymentProfile(userID: "celestra-star", displayName: "Celestra Star", handle: "celestra.star@unicornpay.example"),
+    PaymentProfile(
+      userID: "lucky", displayName: "Lucky Moontrotter", handle: "lucky@unicornpay.example",
+      credentialsVerified: false),
   ]
 
   package static let accounts: [(StoredAccount, opening: Int64)] = [
@@ -94,7 +105,8 @@ package enum PaymentsSeed {
     ]
   }
 
-  /// Fills an empty store; does nothing when the demo profile exists.
+  /// Fills an empty store through the app's own calls (`PaymentsApp`); does nothing when the demo
+  /// profile exists.
   package static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if try await PaymentProfile.load(demoUser, in: database) != nil { return }
@@ -108,16 +120,17 @@ package enum PaymentsSeed {
         PaymentProfile(
           userID: "grounded", displayName: "Grounded Pony", handle: "grounded@unicornpay.example", eligible: false),
       ]
-      for profile in profiles { try await profile.save(in: database) }
-      for payee in payees { try await PayeeBook.add(payee, for: demoUser, in: database) }
-      try await PayeeBook.add(payees[0], for: "scott", in: database)
+      for profile in profiles + otherUsers { try await PaymentsApp.signUp(profile, in: database) }
+      for payee in payees { _ = try await PaymentsApp.addPayee(payee, for: demoUser, in: database) }
+      _ = try await PaymentsApp.addPayee(payees[0], for: "scott", in: database)
       for (account, opening) in accounts {
-        try await AccountBook.insert(account, in: database)
-        let source = try await Ledger.systemAccount(.opening, currency: account.currency, in: database)
-        try await Ledger.post(
-          .between(
-            id: "opening-\(account.id)", userID: account.ownerID, kind: .opening, description: "opening balance",
-            from: source, to: account.id, amount: Money(opening, account.currency)),
+        try await PaymentsApp.openAccount(account, opening: opening, at: openedAt, in: database)
+      }
+      for user in otherUsers {
+        try await PaymentsApp.openAccount(
+          StoredAccount(
+            id: "\(user.userID)-balance", ownerID: user.userID, nickname: "UnicornPay Balance", type: .prepaid,
+            organizationName: "UnicornPay", currency: "USD"),
           at: openedAt, in: database)
       }
       for bill in bills() { try await BillBook.insert(bill, in: database) }

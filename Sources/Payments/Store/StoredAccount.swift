@@ -5,7 +5,7 @@ internal import PaymentsProtos
 package import SQLKit
 
 /// An account row: a user's checking, savings or credit account, or one of UnicornPay's own
-/// system accounts (payouts, bills, scheduled holds, opening balances) that the other side of every
+/// system accounts (deposits, bills, scheduled holds, opening balances) that the other side of every
 /// leg lands in.
 package struct StoredAccount: Sendable, Equatable {
   package var id: String
@@ -115,6 +115,16 @@ package enum AccountBook {
               \(bind: account.overdraftLimitMinor), \(bind: account.isDefault ? 1 : 0),
               \(bind: account.secondaryBalanceType.rawValue), \(bind: account.secondaryBalance))
       ON CONFLICT (account_id) DO NOTHING
+      """
+    ).run()
+  }
+
+  /// Makes none of the user's accounts in `currency` the default.
+  package static func clearDefault(of userID: String, currency: String, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      UPDATE payments_accounts SET is_default = 0
+      WHERE owner_id = \(bind: userID) AND kind = 'user' AND currency = \(bind: currency)
       """
     ).run()
   }

@@ -4,7 +4,7 @@ internal import IntentMeshProtos
 internal import PaymentsProtos
 package import SQLKit
 
-/// A bill a user owes a biller.
+/// A bill a user owes a biller, or a payment request another user sent them (`requestID`).
 package struct StoredBill: Sendable, Equatable {
   package var id: String
   package var userID: String
@@ -18,11 +18,20 @@ package struct StoredBill: Sendable, Equatable {
   package var lateFee: Money
   package var dueDate: CalendarDay
   package var paymentDate: CalendarDay?
+  /// The requester's record when the bill is a payment request from another user; paying it pays
+  /// that user. Empty for a biller's bill.
+  package var requestID: String
+
+  /// Whether the bill is a request from another user.
+  package var isRequest: Bool { !requestID.isEmpty }
+
+  /// Whether something is still to be paid: not paid in full, not declined.
+  package var isPayable: Bool { status != .completed && status != .canceled && amountDue.minorUnits > 0 }
 
   package init(
     id: String, userID: String, payeeNickname: String, payeeOrganization: String, payeeAccountNumber: String,
     type: BillType, status: PaymentStatus, amountDue: Money, minimumDue: Money, lateFee: Money,
-    dueDate: CalendarDay, paymentDate: CalendarDay? = nil
+    dueDate: CalendarDay, paymentDate: CalendarDay? = nil, requestID: String = ""
   ) {
     self.id = id
     self.userID = userID
@@ -36,6 +45,7 @@ package struct StoredBill: Sendable, Equatable {
     self.lateFee = lateFee
     self.dueDate = dueDate
     self.paymentDate = paymentDate
+    self.requestID = requestID
   }
 
   package var payee: BillPayee {
@@ -66,29 +76,38 @@ package struct StoredBill: Sendable, Equatable {
 
 /// Reads and writes bills.
 package enum BillBook {
+  static let select: SQLQueryString = """
+    SELECT bill_id, user_id, payee_nickname, payee_organization, payee_account_number, bill_type, status, currency,
+           amount_due_minor, minimum_due_minor, late_fee_minor, due_date, payment_date, request_id
+    FROM payments_bills
+    """
+
   package static func bills(of userID: String, in database: any SQLDatabase) async throws -> [StoredBill] {
-    try await database.raw(
-      """
-      SELECT bill_id, payee_nickname, payee_organization, payee_account_number, bill_type, status, currency,
-             amount_due_minor, minimum_due_minor, late_fee_minor, due_date, payment_date
-      FROM payments_bills WHERE user_id = \(bind: userID) ORDER BY due_date, bill_id
-      """
-    ).all().map { row in
-      let currency = try row.decode(column: "currency", as: String.self)
-      let due = try row.decode(column: "due_date", as: String.self)
-      return StoredBill(
-        id: try row.decode(column: "bill_id", as: String.self), userID: userID,
-        payeeNickname: try row.decode(column: "payee_nickname", as: String.self),
-        payeeOrganization: try row.decode(column: "payee_organization", as: String.self),
-        payeeAccountNumber: try row.decode(column: "payee_account_number", as: String.self),
-        type: BillType(rawValue: try row.decode(column: "bill_type", as: Int.self)) ?? .unspecified,
-        status: PaymentStatus(rawValue: try row.decode(column: "status", as: Int.self)) ?? .unspecified,
-        amountDue: Money(try row.decode(column: "amount_due_minor", as: Int64.self), currency),
-        minimumDue: Money(try row.decode(column: "minimum_due_minor", as: Int64.self), currency),
-        lateFee: Money(try row.decode(column: "late_fee_minor", as: Int64.self), currency),
-        dueDate: CalendarDay(due) ?? CalendarDay(year: 1970, month: 1, day: 1),
-        paymentDate: CalendarDay(try row.decode(column: "payment_date", as: String.self)))
-    }
+    try await database.raw("\(select) WHERE user_id = \(bind: userID) ORDER BY due_date, bill_id").all().map(decode)
+  }
+
+  /// The bill `id`, when it is `userID`'s.
+  package static func bill(_ id: String, of userID: String, in database: any SQLDatabase) async throws -> StoredBill? {
+    try await database.raw("\(select) WHERE bill_id = \(bind: id) AND user_id = \(bind: userID)").first().map(decode)
+  }
+
+  static func decode(_ row: any SQLRow) throws -> StoredBill {
+    let currency = try row.decode(column: "currency", as: String.self)
+    let due = try row.decode(column: "due_date", as: String.self)
+    return StoredBill(
+      id: try row.decode(column: "bill_id", as: String.self),
+      userID: try row.decode(column: "user_id", as: String.self),
+      payeeNickname: try row.decode(column: "payee_nickname", as: String.self),
+      payeeOrganization: try row.decode(column: "payee_organization", as: String.self),
+      payeeAccountNumber: try row.decode(column: "payee_account_number", as: String.self),
+      type: BillType(rawValue: try row.decode(column: "bill_type", as: Int.self)) ?? .unspecified,
+      status: PaymentStatus(rawValue: try row.decode(column: "status", as: Int.self)) ?? .unspecified,
+      amountDue: Money(try row.decode(column: "amount_due_minor", as: Int64.self), currency),
+      minimumDue: Money(try row.decode(column: "minimum_due_minor", as: Int64.self), currency),
+      lateFee: Money(try row.decode(column: "late_fee_minor", as: Int64.self), currency),
+      dueDate: CalendarDay(due) ?? CalendarDay(year: 1970, month: 1, day: 1),
+      paymentDate: CalendarDay(try row.decode(column: "payment_date", as: String.self)),
+      requestID: try row.decode(column: "request_id", as: String.self))
   }
 
   package static func insert(_ bill: StoredBill, in database: any SQLDatabase) async throws {
@@ -96,12 +115,12 @@ package enum BillBook {
       """
       INSERT INTO payments_bills (bill_id, user_id, payee_nickname, payee_organization, payee_account_number, bill_type,
                                   status, currency, amount_due_minor, minimum_due_minor, late_fee_minor, due_date,
-                                  payment_date)
+                                  payment_date, request_id)
       VALUES (\(bind: bill.id), \(bind: bill.userID), \(bind: bill.payeeNickname), \(bind: bill.payeeOrganization),
               \(bind: bill.payeeAccountNumber), \(bind: bill.type.rawValue), \(bind: bill.status.rawValue),
               \(bind: bill.amountDue.currency), \(bind: bill.amountDue.minorUnits), \(bind: bill.minimumDue.minorUnits),
               \(bind: bill.lateFee.minorUnits), \(bind: bill.dueDate.description),
-              \(bind: bill.paymentDate?.description ?? ""))
+              \(bind: bill.paymentDate?.description ?? ""), \(bind: bill.requestID))
       """
     ).run()
   }
@@ -124,5 +143,16 @@ package enum BillBook {
       WHERE bill_id = \(bind: id)
       """
     ).run()
+  }
+
+  /// Marks the request bill `id` declined (canceled). False when it was no longer unpaid.
+  package static func decline(_ id: String, in database: any SQLDatabase) async throws -> Bool {
+    !(try await database.raw(
+      """
+      UPDATE payments_bills SET status = \(bind: PaymentStatus.canceled.rawValue)
+      WHERE bill_id = \(bind: id) AND request_id <> '' AND status = \(bind: PaymentStatus.unpaid.rawValue)
+      RETURNING bill_id
+      """
+    ).all()).isEmpty
   }
 }

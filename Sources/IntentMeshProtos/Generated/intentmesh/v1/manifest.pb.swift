@@ -128,6 +128,10 @@ package nonisolated struct Intentmesh_V1_ExtensionManifest: Sendable {
   /// The version of the service binary.
   package var serviceVersion: String = String()
 
+  /// The gRPC services the domain serves beside intentmesh.v1.IntentsExtension: its app side, e.g.
+  /// "intentmesh.payments.v1.UnicornPayApp". The gateway relays their calls to the domain.
+  package var appServices: [String] = []
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package init() {}
@@ -282,7 +286,7 @@ nonisolated extension Intentmesh_V1_VocabularyStringType: SwiftProtobuf._ProtoNa
 
 nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ExtensionManifest"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_name\0\u{3}alternative_app_names\0\u{1}intents\0\u{3}intents_restricted_while_locked\0\u{3}vocabulary_types\0\u{3}parameter_vocabularies\0\u{3}intent_phrases\0\u{3}service_version\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_name\0\u{3}alternative_app_names\0\u{1}intents\0\u{3}intents_restricted_while_locked\0\u{3}vocabulary_types\0\u{3}parameter_vocabularies\0\u{3}intent_phrases\0\u{3}service_version\0\u{3}app_services\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -298,6 +302,7 @@ nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, Sw
       case 6: try { try decoder.decodeRepeatedMessageField(value: &self.parameterVocabularies) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.intentPhrases) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.serviceVersion) }()
+      case 9: try { try decoder.decodeRepeatedStringField(value: &self.appServices) }()
       default: break
       }
     }
@@ -328,6 +333,9 @@ nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, Sw
     if !self.serviceVersion.isEmpty {
       try visitor.visitSingularStringField(value: self.serviceVersion, fieldNumber: 8)
     }
+    if !self.appServices.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.appServices, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -340,6 +348,7 @@ nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, Sw
     if lhs.parameterVocabularies != rhs.parameterVocabularies {return false}
     if lhs.intentPhrases != rhs.intentPhrases {return false}
     if lhs.serviceVersion != rhs.serviceVersion {return false}
+    if lhs.appServices != rhs.appServices {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,92 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import GRPCCore
+internal import IntentMeshProtos
+package import PaymentsProtos
+package import IntentsKit
+package import SQLKit
+
+/// What UnicornPay's app does to a user's data: sign up, open and fund accounts, add payees. The
+/// app service calls these after checking its input, and the demo data is made by the same calls;
+/// each runs inside the caller's write transaction and refuses with the gRPC status the app API
+/// answers.
+package enum PaymentsApp {
+  /// Makes `profile` a UnicornPay user. ALREADY_EXISTS when the user or the handle exists.
+  package static func signUp(_ profile: PaymentProfile, in database: any SQLDatabase) async throws {
+    if try await PaymentProfile.load(profile.userID, in: database) != nil {
+      throw RPCError(code: .alreadyExists, message: "\(profile.userID) already has a UnicornPay profile")
+    }
+    if try await PaymentProfile.load(handle: profile.handle, in: database) != nil {
+      throw RPCError(code: .alreadyExists, message: "the handle \(profile.handle) is another user's")
+    }
+    try await profile.save(in: database)
+  }
+
+  /// The user's profile, or FAILED_PRECONDITION before SignUp.
+  package static func profile(of userID: String, in database: any SQLDatabase) async throws -> PaymentProfile {
+    guard let profile = try await PaymentProfile.load(userID, in: database) else {
+      throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornPay profile: SignUp first")
+    }
+    return profile
+  }
+
+  /// Opens `account` for its owner with `opening` in it (an `opening` movement; nothing when
+  /// zero). The first account in a currency, or one opened as default, becomes the default for
+  /// it (the one before stops being).
+  package static func openAccount(
+    _ account: StoredAccount, opening: Int64 = 0, at milliseconds: Int64, in database: any SQLDatabase
+  ) async throws {
+    let existing = try await AccountBook.accounts(of: account.ownerID, in: database)
+    var account = account
+    account.isDefault = account.isDefault || !existing.contains { $0.isDefault && $0.currency == account.currency }
+    if account.isDefault {
+      try await AccountBook.clearDefault(of: account.ownerID, currency: account.currency, in: database)
+    }
+    try await AccountBook.insert(account, in: database)
+    guard opening != 0 else { return }
+    let source = try await Ledger.systemAccount(.opening, currency: account.currency, in: database)
+    try await Ledger.post(
+      .between(
+        id: "opening-\(account.id)", userID: account.ownerID, kind: .opening, description: "opening balance",
+        from: source, to: account.id, amount: Money(opening, account.currency)),
+      at: milliseconds, in: database)
+  }
+
+  /// Moves `amount` in from outside UnicornPay to the user's account `accountID`. NOT_FOUND for an
+  /// account that is not theirs; INVALID_ARGUMENT for an amount in another currency.
+  package static func addFunds(
+    _ amount: Money, to accountID: String, of userID: String, movementID: String, at milliseconds: Int64,
+    in database: any SQLDatabase
+  ) async throws -> StoredAccount {
+    guard let account = try await AccountBook.account(accountID, in: database), account.ownerID == userID,
+      !account.isSystem
+    else { throw RPCError(code: .notFound, message: "\(userID) has no account \(accountID)") }
+    guard account.currency == amount.currency else {
+      throw RPCError(
+        code: .invalidArgument, message: "the account \(account.nickname) holds \(account.currency), not \(amount.currency)")
+    }
+    let source = try await Ledger.systemAccount(.deposits, currency: amount.currency, in: database)
+    try await Ledger.post(
+      .between(
+        id: movementID, userID: userID, kind: .deposit, description: "funds added to \(account.nickname)",
+        from: source, to: account.id, amount: amount),
+      at: milliseconds, in: database)
+    return try await AccountBook.account(accountID, in: database) ?? account
+  }
+
+  /// Adds `payee` to the user's payees. ALREADY_EXISTS when the handle is among them;
+  /// INVALID_ARGUMENT for the user's own handle.
+  package static func addPayee(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws
+    -> Payee
+  {
+    let profile = try await profile(of: userID, in: database)
+    guard payee.handle.lowercased() != profile.handle.lowercased() else {
+      throw RPCError(code: .invalidArgument, message: "a user cannot be their own payee")
+    }
+    if try await PayeeBook.payee(withHandle: payee.handle, of: userID, in: database) != nil {
+      throw RPCError(code: .alreadyExists, message: "\(payee.handle) is already among the payees")
+    }
+    try await PayeeBook.add(payee, for: userID, in: database)
+    return try await PayeeBook.payee(withHandle: payee.handle, of: userID, in: database) ?? payee
+  }
+}

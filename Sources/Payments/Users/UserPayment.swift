@@ -1,0 +1,74 @@
+internal import Foundation
+internal import SwiftProtobuf
+internal import IntentMeshProtos
+internal import PaymentsProtos
+package import IntentsKit
+package import SQLKit
+
+/// Money from one UnicornPay user to another on the one ledger: a movement from the payer's
+/// account to the payee's, legs summing to zero, and a record on each side linked to the other —
+/// all inside the caller's transaction, so either all of it is stored or none.
+package struct UserPayment: Sendable {
+  package var payer: PaymentProfile
+  package var source: StoredAccount
+  package var payee: PaymentProfile
+  package var destination: StoredAccount
+  package var amount: Money
+  package var note: String
+  /// The payee as the payer's contact (their name in the payer's book); nil when paid through a
+  /// request from someone the payer never added.
+  package var payeeContact: Payee?
+
+  package init(
+    payer: PaymentProfile, source: StoredAccount, payee: PaymentProfile, destination: StoredAccount, amount: Money,
+    note: String, payeeContact: Payee? = nil
+  ) {
+    self.payer = payer
+    self.source = source
+    self.payee = payee
+    self.destination = destination
+    self.amount = amount
+    self.note = note
+    self.payeeContact = payeeContact
+  }
+
+  /// The account a user is paid `currency` into: their default account in it.
+  package static func receivingAccount(of userID: String, currency: String, in database: any SQLDatabase)
+    async throws -> StoredAccount?
+  {
+    try await AccountBook.accounts(of: userID, in: database).first { $0.isDefault && $0.currency == currency }
+  }
+
+  /// Posts the payment; answers the payer's record. Throws `Ledger.Failure.wouldOverdraw` when the
+  /// source cannot pay it (whatever was checked before).
+  @discardableResult
+  package func post(
+    identifiers: any IdentifierGenerator, intentIdentifier: String = "", at milliseconds: Int64,
+    in database: any SQLDatabase
+  ) async throws -> (sent: StoredPaymentRecord, received: StoredPaymentRecord) {
+    let movementID = identifiers.next()
+    let payeeName = payeeContact?.displayName ?? payee.displayName
+    try await Ledger.post(
+      .between(
+        id: movementID, userID: payer.userID, kind: .payment, intentIdentifier: intentIdentifier,
+        description: "payment from \(payer.handle) to \(payee.handle)", from: source.id, to: destination.id,
+        amount: amount),
+      at: milliseconds, in: database)
+    let sentID = identifiers.next()
+    let receivedID = identifiers.next()
+    let sent = StoredPaymentRecord(
+      id: sentID, userID: payer.userID, direction: .send, counterpartyID: payeeContact?.id ?? "",
+      counterpartyUserID: payee.userID, counterpartyName: payeeName, counterpartyHandle: payee.handle,
+      accountID: source.id, amount: amount, fee: .zero(amount.currency), note: note, status: .completed,
+      movementID: movementID, linkedRecordID: receivedID, createdAt: milliseconds)
+    let payerInPayeeBook = try await PayeeBook.payee(withHandle: payer.handle, of: payee.userID, in: database)
+    let received = StoredPaymentRecord(
+      id: receivedID, userID: payee.userID, direction: .receive, counterpartyID: payerInPayeeBook?.id ?? "",
+      counterpartyUserID: payer.userID, counterpartyName: payerInPayeeBook?.displayName ?? payer.displayName,
+      counterpartyHandle: payer.handle, accountID: destination.id, amount: amount, fee: .zero(amount.currency),
+      note: note, status: .completed, movementID: movementID, linkedRecordID: sentID, createdAt: milliseconds)
+    try await PaymentRecordBook.insert(sent, in: database)
+    try await PaymentRecordBook.insert(received, in: database)
+    return (sent, received)
+  }
+}
