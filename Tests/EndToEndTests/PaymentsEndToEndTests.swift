@@ -21,13 +21,15 @@ struct PaymentsEndToEndTests {
     $0.userID = "diana"; $0.timeZone = "Europe/Zurich"
   }
 
-  static func payment(_ identifier: String, units: Int64 = 1) throws -> Intentmesh_V1_Intent {
+  static func payment(_ identifier: String, to payee: String = "Buttercup", units: Int64 = 1) throws
+    -> Intentmesh_V1_Intent
+  {
     try .with {
       $0.intentClass = "INSendPaymentIntent"
       $0.identifier = identifier
       $0.payload = try .init(
         message: Intentmesh_Payments_V1_SendPaymentIntent.with {
-          $0.payee = .with { $0.displayName = "Buttercup" }
+          $0.payee = .with { $0.displayName = payee }
           $0.currencyAmount = .with {
             $0.currencyCode = "USD"; $0.units = units
           }
@@ -35,20 +37,40 @@ struct PaymentsEndToEndTests {
     }
   }
 
+  /// What the stopped service's SQLite file holds.
+  struct Books {
+    var checking: Int64
+    var scottChecking: Int64
+    var movements: Int
+    var handled: Int
+    var sent: [String: Int]
+    var received: [String: Int]
+    var problems: [String]
+  }
+
   /// Opens the service's SQLite file (the service is stopped) and reads the books.
-  static func books(at path: String) async throws -> (checking: Int64, movements: Int, handled: Int, problems: [String])
-  {
+  static func books(at path: String) async throws -> Books {
     let store = try await SQLiteStore.open(path: path, logger: Logger(label: "audit"))
     do {
       let books = try await store.read { database in
-        (
-          try await AccountBook.account("diana-checking", in: database)?.balanceMinor ?? -1,
-          try await database.raw("SELECT COUNT(*) AS n FROM payments_movements WHERE kind = 'payment'").first()!
+        let records = try await database.raw(
+          "SELECT user_id, direction, COUNT(*) AS n FROM payments_records GROUP BY user_id, direction"
+        ).all().map {
+          (
+            try $0.decode(column: "user_id", as: String.self), try $0.decode(column: "direction", as: String.self),
+            try $0.decode(column: "n", as: Int.self)
+          )
+        }
+        return Books(
+          checking: try await AccountBook.account("diana-checking", in: database)?.balanceMinor ?? -1,
+          scottChecking: try await AccountBook.account("scott-checking", in: database)?.balanceMinor ?? -1,
+          movements: try await database.raw("SELECT COUNT(*) AS n FROM payments_movements WHERE kind = 'payment'")
+            .first()!.decode(column: "n", as: Int.self),
+          handled: try await database.raw("SELECT COUNT(*) AS n FROM intentmesh_handled_intents").first()!
             .decode(column: "n", as: Int.self),
-          try await database.raw("SELECT COUNT(*) AS n FROM intentmesh_handled_intents").first()!
-            .decode(column: "n", as: Int.self),
-          try await LedgerAudit.problems(in: database)
-        )
+          sent: Dictionary(records.filter { $0.1 == "send" }.map { ($0.0, $0.2) }, uniquingKeysWith: +),
+          received: Dictionary(records.filter { $0.1 == "receive" }.map { ($0.0, $0.2) }, uniquingKeysWith: +),
+          problems: try await LedgerAudit.problems(in: database))
       }
       try await store.close()
       return books
@@ -58,7 +80,28 @@ struct PaymentsEndToEndTests {
     }
   }
 
-  @Test("SIGKILL while payments are being handled leaves whole movements only; retries after restart move money once")
+  /// Diana and Scott paying each other 1.00 by turns: even indexes are Diana's, odd ones Scott's.
+  static func crossPayment(_ index: Int) throws -> Intentmesh_V1_HandleRequest {
+    let diana = index.isMultiple(of: 2)
+    return try .with {
+      $0.context = .with {
+        $0.userID = diana ? "diana" : "scott"; $0.timeZone = "Europe/Zurich"
+      }
+      $0.intent = try payment("kill-\(index)", to: diana ? "Scott" : "Diana")
+    }
+  }
+
+  /// Checks the books after `paid` payments of each side: both sides' records, money conserved.
+  static func expectConserved(_ books: Books, dianaPaid: Int, scottPaid: Int) {
+    #expect(books.problems.isEmpty, "\(books.problems)")
+    #expect(books.movements == dianaPaid + scottPaid)
+    #expect(books.sent["diana", default: 0] == dianaPaid && books.received["scott", default: 0] == dianaPaid)
+    #expect(books.sent["scott", default: 0] == scottPaid && books.received["diana", default: 0] == scottPaid)
+    #expect(books.checking == 125_000 - Int64(dianaPaid) * 100 + Int64(scottPaid) * 100)
+    #expect(books.checking + books.scottChecking == 125_000 + 102_000)
+  }
+
+  @Test("SIGKILL while two users pay each other leaves whole payments only, on both sides; retries move money once")
   func killedMidHandle() async throws {
     let file = TemporaryDatabaseFile("pay-kill")
     defer { file.remove() }
@@ -69,14 +112,29 @@ struct PaymentsEndToEndTests {
     let first = try await ServiceProcess("payments-service", arguments: arguments)
     let answered = Counter()
     try await Loopback.withClient(port: first.port) { grpc in
+      // Scott can pay Diana, with 1,000.00 more (through the app API).
+      let app = Intentmesh_Payments_V1_UnicornPayApp.Client(wrapping: grpc)
+      let scott = TestIdentity.metadata(for: "scott")
+      _ = try await app.addPayee(
+        .with {
+          $0.payee = .with {
+            $0.displayName = "Diana Huang"; $0.handle = "diana@unicornpay.example"
+          }
+        }, metadata: scott)
+      _ = try await app.addFunds(
+        .with {
+          $0.accountIdentifier = "scott-checking"
+          $0.amount = .with {
+            $0.currencyCode = "USD"; $0.units = 1_000
+          }
+        }, metadata: scott)
       let client = Extension(wrapping: grpc)
       try await withThrowingTaskGroup(of: Void.self) { group in
         for index in 0..<count {
           group.addTask {
-            let request = Intentmesh_V1_HandleRequest.with {
-              $0.context = Self.context; $0.intent = try! Self.payment("kill-\(index)")
+            if (try? await client.confirmAndHandle(try Self.crossPayment(index))) != nil {
+              answered.value.add(1, ordering: .relaxed)
             }
-            if (try? await client.confirmAndHandle(request)) != nil { answered.value.add(1, ordering: .relaxed) }
           }
         }
         // Kill the service once some payments are through and others are in flight.
@@ -89,11 +147,11 @@ struct PaymentsEndToEndTests {
     }
     while first.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
     let afterKill = try await Self.books(at: database)
-    #expect(afterKill.problems.isEmpty, "\(afterKill.problems)")
     #expect(afterKill.movements >= answered.value.load(ordering: .relaxed))
     #expect(afterKill.movements < count, "the kill came too late to test anything")
     #expect(afterKill.handled == afterKill.movements)
-    #expect(afterKill.checking == 125_000 - Int64(afterKill.movements) * 100)
+    Self.expectConserved(
+      afterKill, dianaPaid: afterKill.sent["diana", default: 0], scottPaid: afterKill.sent["scott", default: 0])
 
     // Restart on the same file and retry every payment: those handled before the kill replay.
     let second = try await ServiceProcess("payments-service", arguments: arguments)
@@ -101,10 +159,7 @@ struct PaymentsEndToEndTests {
       let client = Extension(wrapping: grpc)
       var replays = 0
       for index in 0..<count {
-        let answer = try await client.confirmAndHandle(
-          .with {
-            $0.context = Self.context; $0.intent = try Self.payment("kill-\(index)")
-          })
+        let answer = try await client.confirmAndHandle(try Self.crossPayment(index))
         #expect(answer.response.codeName == "success")
         if answer.replayed { replays += 1 }
       }
@@ -112,10 +167,7 @@ struct PaymentsEndToEndTests {
     }
     #expect(try await second.stop() == 0)
     #expect(replays == afterKill.movements)
-    let final = try await Self.books(at: database)
-    #expect(final.problems.isEmpty)
-    #expect(final.movements == count)
-    #expect(final.checking == 125_000 - Int64(count) * 100)
+    Self.expectConserved(try await Self.books(at: database), dianaPaid: count / 2, scottPaid: count / 2)
   }
 
   @Test("a payment through the gateway: Interact asks for confirmation, then pays; locked devices are refused")

@@ -3,7 +3,8 @@ package import NIOSSL
 internal import ServiceKit
 
 /// What the relay decides per call, from the request itself: which upstream gets the stream, and
-/// the headers it goes with. A call the relay does not route itself — the gateway's own RPCs, an
+/// the headers it goes with. A call to a domain's app-side service (its manifest's
+/// `app_services`) goes to that domain by its path alone. A call the relay does not route itself — the gateway's own RPCs, an
 /// intent class no domain declares, a locked device, a compressed or oversized message, bytes
 /// that do not parse, a domain that cannot be reached — goes to the gateway's gRPC server, which
 /// answers it as it always has (same statuses, same messages).
@@ -45,6 +46,20 @@ package struct RelayRouter: Sendable {
     let endpoint = directory.choose(among: route.replicas)
     guard directory.health(of: endpoint) == "SERVING" else { return nil }
     return endpoint
+  }
+
+  /// Where a call to a domain's app-side service goes: `.domain` to a serving replica, nil when
+  /// `path` names no app service (the gateway's server answers it), `.unavailable` when no
+  /// replica serves it now.
+  func appServiceRoute(path: String) -> AppServiceRoute? {
+    guard let replicas = directory.table.appServiceReplicas(path: path), !replicas.isEmpty else { return nil }
+    let endpoint = directory.choose(among: replicas)
+    return directory.health(of: endpoint) == "SERVING" ? .domain(endpoint) : .unavailable
+  }
+
+  enum AppServiceRoute: Equatable {
+    case domain(DomainEndpoint)
+    case unavailable
   }
 
   /// The request headers as the domain gets them: the caller's deadline capped (or the default

@@ -43,9 +43,18 @@ final class RelayedCall {
     machine = RelayedCallStateMachine(headers: headers, endStream: endStream)
   }
 
-  /// Starts the call (once the client's stream knows it).
+  /// Starts the call (once the client's stream knows it): a call to a domain's app service goes
+  /// to that domain by its path alone.
   func start() {
-    if passThrough == nil || machine.requestEnded { open(to: .gatewayServer) }
+    guard passThrough == nil else {
+      if machine.requestEnded { open(to: .gatewayServer) }
+      return
+    }
+    switch router.appServiceRoute(path: path) {
+    case .domain(let domain): open(to: .domain(domain))
+    case .unavailable: refuse(.domainUnavailable)
+    case nil: open(to: .gatewayServer)
+    }
   }
 
   private var router: RelayRouter { state.router }
@@ -174,6 +183,8 @@ final class RelayedCall {
       "\(path): the request's first message did not arrive within \(state.limits.firstMessageTimeout)"
     case .headerListTooLarge(let size, let limit):
       "the request's header list is \(size) bytes; the upstream takes at most \(limit)"
+    case .domainUnavailable:
+      "\(path): no domain serving it is reachable now; try again"
     }
   }
 

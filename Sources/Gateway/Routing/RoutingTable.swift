@@ -39,10 +39,17 @@ package struct RoutingTable: Sendable {
   }
 
   package let routes: [String: [Route]]
+  /// A domain's app-side gRPC service (e.g. "intentmesh.payments.v1.UnicornPayApp") → the
+  /// replicas serving it, from the manifests' `app_services`.
+  package let appServices: [String: [DomainEndpoint]]
 
   package init(manifests: [(DomainEndpoint, Intentmesh_V1_ExtensionManifest)]) {
     var routes: [String: [Route]] = [:]
+    var appServices: [String: [DomainEndpoint]] = [:]
     for (endpoint, manifest) in manifests {
+      for service in manifest.appServices where !(appServices[service]?.contains(endpoint) ?? false) {
+        appServices[service, default: []].append(endpoint)
+      }
       let alternatives = manifest.alternativeAppNames.map(\.name)
       for declaration in manifest.intents {
         var candidates = routes[declaration.intentClass, default: []]
@@ -59,6 +66,14 @@ package struct RoutingTable: Sendable {
       }
     }
     self.routes = routes
+    self.appServices = appServices
+  }
+
+  /// The replicas serving the app-side service a call's `:path` ("/package.Service/Method")
+  /// names; nil when no domain declares it.
+  package func appServiceReplicas(path: String) -> [DomainEndpoint]? {
+    guard path.hasPrefix("/"), let slash = path.dropFirst().firstIndex(of: "/") else { return nil }
+    return appServices[String(path[path.index(after: path.startIndex)..<slash])]
   }
 
   /// The route of `intentClass`, narrowed to the app the user named (if any).

@@ -168,12 +168,12 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     let userID = try UserIdentity.caller()
     let time = now()
     let (bill, record, account) = try await store.write { database in
+      let bill = try await Self.requestBill(request.identifier, of: userID, in: database)
       let profile = try await PaymentsApp.profile(of: userID, in: database)
       guard let payer = ProfileCheck.check(profile).readyProfile else {
         throw RPCError(
           code: .failedPrecondition, message: "\(userID) cannot pay yet: sign in, verify and accept the terms first")
       }
-      let bill = try await Self.requestBill(request.identifier, of: userID, in: database)
       guard
         let source = try await UserPayment.receivingAccount(
           of: userID, currency: bill.amountDue.currency, in: database)

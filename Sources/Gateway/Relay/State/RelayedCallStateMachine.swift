@@ -64,6 +64,8 @@ struct RelayedCallStateMachine {
     case firstMessageTimeout
     /// The upstream takes no header list this large (RESOURCE_EXHAUSTED).
     case headerListTooLarge(size: Int, limit: Int)
+    /// No replica of the domain serving the app service the path names is serving (UNAVAILABLE).
+    case domainUnavailable
 
     /// The gRPC status the client gets.
     var status: Int {
@@ -71,6 +73,7 @@ struct RelayedCallStateMachine {
       case .messageTooLarge, .routingBudget, .headerListTooLarge: 8
       case .compressedWithoutEncoding: 13
       case .firstMessageTimeout: 4
+      case .domainUnavailable: 14
       }
     }
   }
