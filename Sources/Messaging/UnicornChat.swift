@@ -26,7 +26,7 @@ package enum UnicornChat {
         .handler(SendMessageHandler.self, view: AnyIntentViewController(SendMessageViewController())) {
           SendMessageHandler(store: store, identifiers: identifiers)
         },
-        .handler(
+        .liveHandler(
           SearchForMessagesHandler.self, view: AnyIntentViewController(SearchForMessagesViewController())
         ) { SearchForMessagesHandler(store: store) },
         .handler(SetMessageAttributeHandler.self) { SetMessageAttributeHandler(store: store) },

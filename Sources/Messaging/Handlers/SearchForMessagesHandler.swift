@@ -8,8 +8,10 @@ package import SQLKit
 internal import ServiceKit
 
 /// INSearchForMessagesIntent: recipients, senders, attributes, date range, group names and search
-/// terms; too many results is SiriKit's failureMessageTooManyResults.
-package struct SearchForMessagesHandler: IntentHandler {
+/// terms; too many results is SiriKit's failureMessageTooManyResults. Followed live
+/// (StartSendingUpdates), the search answers what it finds now, then each message that arrives
+/// and matches it.
+package struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
   package typealias Intent = SearchForMessagesIntent
   package typealias Response = SearchForMessagesIntentResponse
 
@@ -29,9 +31,12 @@ package struct SearchForMessagesHandler: IntentHandler {
   }
 
   let store: any IntentStore
+  /// How often a live search looks whether the user's mailbox received anything (one row read).
+  let arrivalPollInterval: Duration
 
-  package init(store: any IntentStore) {
+  package init(store: any IntentStore, arrivalPollInterval: Duration = .milliseconds(250)) {
     self.store = store
+    self.arrivalPollInterval = arrivalPollInterval
   }
 
   func resolveRecipients(intent: Intent, context: IntentContext) async throws -> [ResolutionResult<Person>] {

@@ -4,7 +4,8 @@ package import SQLKit
 
 /// What makes a message reach its recipient: a message to a contact whose handle is a user's of
 /// this service is also stored in that user's mailbox, as an unread incoming message, in the
-/// transaction that stores the sender's copy — both or neither.
+/// transaction that stores the sender's copy — both or neither — with the next arrival number of
+/// the recipient's mailbox (what a live search follows).
 package enum Delivery {
   /// Delivers `message` (the sender's outgoing copy, to `contact`) when the contact is a user here
   /// with the service on; does nothing otherwise (the sender's copy is all there is).
@@ -23,7 +24,8 @@ package enum Delivery {
         id: identifiers.next(), userID: recipient.userID, conversationID: "conversation-\(senderID)",
         outgoing: false, senderID: senderID, recipientIDs: [recipient.userID], content: message.content,
         groupName: message.groupName, sentAt: message.sentAt, isRead: false, messageType: message.messageType,
-        intentIdentifier: message.intentIdentifier),
+        intentIdentifier: message.intentIdentifier,
+        arrival: try await Mailbox.nextArrival(of: recipient.userID, in: database)),
       in: database)
   }
 }

@@ -11,12 +11,12 @@ package enum Mailbox {
     try await database.raw(
       """
       INSERT INTO messaging_messages (message_id, user_id, conversation_id, outgoing, sender_id, recipient_ids, content,
-        group_name, sent_at, is_read, is_flagged, is_played, message_type, intent_identifier)
+        group_name, sent_at, is_read, is_flagged, is_played, message_type, intent_identifier, arrival)
       VALUES (\(bind: message.id), \(bind: message.userID), \(bind: message.conversationID), \(bind: message.outgoing ? 1 : 0),
         \(bind: message.senderID), \(bind: message.recipientIDs.joined(separator: ",")), \(bind: message.content),
         \(bind: message.groupName), \(bind: milliseconds(message.sentAt)), \(bind: message.isRead ? 1 : 0),
         \(bind: message.isFlagged ? 1 : 0), \(bind: message.isPlayed ? 1 : 0), \(bind: message.messageType),
-        \(bind: message.intentIdentifier))
+        \(bind: message.intentIdentifier), \(bind: message.arrival))
       """
     ).run()
   }
@@ -65,6 +65,31 @@ package enum Mailbox {
     return found
   }
 
+  /// The user's messages delivered after arrival number `after`, in arrival order.
+  package static func arrivals(of userID: String, after: Int64, in database: any SQLDatabase) async throws
+    -> [StoredMessage]
+  {
+    try await database.raw(
+      """
+      SELECT * FROM messaging_messages WHERE user_id = \(bind: userID) AND arrival > \(bind: after)
+      ORDER BY arrival
+      """
+    ).all().map(decode)
+  }
+
+  /// The number of the last message delivered to the user (0: none yet).
+  package static func lastArrival(of userID: String, in database: any SQLDatabase) async throws -> Int64 {
+    try await database.raw("SELECT arrivals FROM messaging_accounts WHERE user_id = \(bind: userID)").first()?
+      .decode(column: "arrivals", as: Int64.self) ?? 0
+  }
+
+  /// Takes the user's next arrival number (in the caller's transaction, which holds the account row).
+  package static func nextArrival(of userID: String, in database: any SQLDatabase) async throws -> Int64 {
+    try await database.raw(
+      "UPDATE messaging_accounts SET arrivals = arrivals + 1 WHERE user_id = \(bind: userID) RETURNING arrivals"
+    ).first()?.decode(column: "arrivals", as: Int64.self) ?? 0
+  }
+
   /// Stores the flags of `message`.
   package static func updateFlags(of message: StoredMessage, in database: any SQLDatabase) async throws {
     try await database.raw(
@@ -92,7 +117,8 @@ package enum Mailbox {
       isFlagged: try row.decode(column: "is_flagged", as: Int.self) != 0,
       isPlayed: try row.decode(column: "is_played", as: Int.self) != 0,
       messageType: try row.decode(column: "message_type", as: Int.self),
-      intentIdentifier: try row.decode(column: "intent_identifier", as: String.self)
+      intentIdentifier: try row.decode(column: "intent_identifier", as: String.self),
+      arrival: try row.decode(column: "arrival", as: Int64.self)
     )
   }
 

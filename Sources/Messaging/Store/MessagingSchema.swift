@@ -81,5 +81,15 @@ package enum MessagingSchema {
         )
         """
       ]),
+    // Arrivals: each message delivered to a user takes the next number of their mailbox, so that a
+    // live search (StartSendingUpdates) finds what arrived since it last looked, whatever the
+    // messages' own times, on any replica.
+    SchemaMigration(
+      id: "messaging-4-arrivals",
+      statements: [
+        "ALTER TABLE messaging_accounts ADD COLUMN arrivals BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE messaging_messages ADD COLUMN arrival BIGINT NOT NULL DEFAULT 0",
+        "CREATE INDEX messaging_messages_by_arrival ON messaging_messages (user_id, arrival)",
+      ]),
   ]
 }

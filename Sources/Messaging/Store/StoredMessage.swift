@@ -24,12 +24,16 @@ package struct StoredMessage: Sendable, Equatable {
   package var messageType: Int
   /// The Handle that wrote it; empty for seed data.
   package var intentIdentifier: String
+  /// The message's number among those delivered to the user's mailbox (its arrival order); 0 for
+  /// the user's own and older messages.
+  package var arrival: Int64
 
   package init(
     id: String, userID: String, conversationID: String, outgoing: Bool, senderID: String, recipientIDs: [String],
     content: String, groupName: String = "", sentAt: Date, isRead: Bool = false, isFlagged: Bool = false,
-    isPlayed: Bool = false, messageType: Int = 1, intentIdentifier: String = ""
+    isPlayed: Bool = false, messageType: Int = 1, intentIdentifier: String = "", arrival: Int64 = 0
   ) {
+    self.arrival = arrival
     self.id = id
     self.userID = userID
     self.conversationID = conversationID
