@@ -35,16 +35,22 @@ package enum UnicornRides {
   }
 
   /// The domain as the runtime runs it. Rides move on `clock`; the service's `now` must be the
-  /// same clock's.
+  /// same clock's. Every `chargeInterval` the fares of rides completed since are charged.
   package static func definition(
     area: ServiceArea = .sanFrancisco, clock: any DomainClock = SystemClock(),
-    identifiers: any IdentifierGenerator = UUIDIdentifierGenerator()
+    identifiers: any IdentifierGenerator = UUIDIdentifierGenerator(), chargeInterval: Duration = .seconds(5)
   ) -> DomainDefinition {
     DomainDefinition(
       serviceName: "ridebooking-service",
       vocabularyTypes: [],
       migrations: RideBookingSchema.migrations,
-      seed: RideBookingSeed.seed
+      seed: RideBookingSeed.seed,
+      maintenance: DomainMaintenance(interval: chargeInterval) { store, now, logger in
+        let charged = try await store.write { try await RideChargeBook.chargeCompletedFares(at: now, in: $0) }
+        if charged > 0 { logger.info("charged completed fares", metadata: ["count": "\(charged)"]) }
+      },
+      appServiceNames: ["intentmesh.ridebooking.v1.UnicornRidesApp"],
+      appServices: { resources in [UnicornRidesAppService(store: resources.store, clock: clock)] }
     ) { resources in
       let store = resources.store
       let offers = RideOfferMatcher(vocabulary: resources.appVocabulary)

@@ -162,7 +162,9 @@ package struct RequestRideHandler: IntentHandler {
       offer = offers.offer(named: named).flatMap { $0.maximumPartySize >= party ? $0 : nil }
     }
     guard let offer else { return .failure(IntentRefusal(.failure, "noRideFits")) }
-    guard let driver = DriverRoster.nearest(to: pickupPoint, among: desk.drivers) else {
+    // Only a driver no ride holds is offered: none free is SiriKit's "service temporarily unavailable".
+    guard let driver = DriverRoster.nearest(to: pickupPoint, among: desk.drivers.filter { $0.isFree(at: context.now) })
+    else {
       return .failure(IntentRefusal(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "noDriver"))
     }
     let fare = FareCalculator.fare(
@@ -207,10 +209,18 @@ package struct RequestRideHandler: IntentHandler {
     case .failure(let refusal): return refusal.answer
     case .success(let plan):
       let booked = ride(plan, id: identifiers.next(), context: context)
-      try await RideBook.insert(booked, in: database)
+      let schedule = RideSchedule(ride: booked, driver: plan.driver)
+      // The driver is held until the ride completes; a booking that raced this one for them won.
+      guard
+        try await DriverRoster.hold(
+          plan.driver.id, for: booked.id, at: context.now, until: schedule.completedAt, in: database)
+      else {
+        return IntentRefusal<Response>(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "driverTaken").answer
+      }
+      try await RideBook.insert(booked, completesAt: schedule.completedAt, in: database)
       context.logger.info("booked ride", metadata: ["ride": "\(booked.id)", "option": "\(plan.offer.name)"])
       var response = Response(code: .success)
-      response.rideStatus = RideSchedule(ride: booked, driver: plan.driver).status(at: context.now, offer: plan.offer)
+      response.rideStatus = schedule.status(at: context.now, offer: plan.offer)
       return IntentAnswer(response)
     }
   }

@@ -74,6 +74,7 @@ package struct SendRideFeedbackHandler: IntentHandler {
     case .failure(let refusal): return refusal.answer
     case .success(let (ride, rating, tip)):
       try await RideBook.recordFeedback(ride.id, rating: rating, tipCents: tip, in: database)
+      try await RideChargeBook.charge(.tip, of: ride, amountCents: tip ?? 0, at: context.now, in: database)
       return IntentAnswer(code: .success)
     }
   }

@@ -1,4 +1,4 @@
-internal import Foundation
+package import Foundation
 internal import SwiftProtobuf
 package import IntentMeshProtos
 package import SQLKit
@@ -12,11 +12,17 @@ package struct Driver: Sendable, Equatable {
   package var phoneNumber: String
   package var registrationPlate: String
   package var stable: GeoPoint
+  /// The ride holding the driver, and until when (its completion; its cancellation once
+  /// cancelled). Free from then on.
+  package var heldBy: String
+  package var heldUntil: Date
 
   package init(
     id: String, givenName: String, familyName: String, rating: String, phoneNumber: String, registrationPlate: String,
-    stable: GeoPoint
+    stable: GeoPoint, heldBy: String = "", heldUntil: Date = .distantPast
   ) {
+    self.heldBy = heldBy
+    self.heldUntil = heldUntil
     self.id = id
     self.givenName = givenName
     self.familyName = familyName
@@ -25,6 +31,9 @@ package struct Driver: Sendable, Equatable {
     self.registrationPlate = registrationPlate
     self.stable = stable
   }
+
+  /// Whether no ride holds the driver at `date`.
+  package func isFree(at date: Date) -> Bool { heldUntil <= date }
 
   package var person: Intentmesh_V1_Person {
     .with {
@@ -47,7 +56,8 @@ package enum DriverRoster {
   package static func drivers(in database: any SQLDatabase) async throws -> [Driver] {
     try await database.raw(
       """
-      SELECT driver_id, given_name, family_name, rating, phone_number, registration_plate, latitude, longitude
+      SELECT driver_id, given_name, family_name, rating, phone_number, registration_plate, latitude, longitude,
+             held_by, held_until
       FROM rides_drivers ORDER BY driver_id
       """
     ).all().map { row in
@@ -60,7 +70,9 @@ package enum DriverRoster {
         registrationPlate: try row.decode(column: "registration_plate", as: String.self),
         stable: GeoPoint(
           latitude: try row.decode(column: "latitude", as: Double.self),
-          longitude: try row.decode(column: "longitude", as: Double.self)))
+          longitude: try row.decode(column: "longitude", as: Double.self)),
+        heldBy: try row.decode(column: "held_by", as: String.self),
+        heldUntil: RideBook.date(try row.decode(column: "held_until", as: Int64.self)))
     }
   }
 
@@ -72,6 +84,30 @@ package enum DriverRoster {
       VALUES (\(bind: driver.id), \(bind: driver.givenName), \(bind: driver.familyName), \(bind: driver.rating),
               \(bind: driver.phoneNumber), \(bind: driver.registrationPlate), \(bind: driver.stable.latitude),
               \(bind: driver.stable.longitude))
+      """
+    ).run()
+  }
+
+  /// Holds `driverID` for `rideID` until `until`, if no ride holds them at `now`: a compare-and-set,
+  /// so of two bookings racing for one driver only one gets them. False when the driver is taken.
+  package static func hold(
+    _ driverID: String, for rideID: String, at now: Date, until: Date, in database: any SQLDatabase
+  ) async throws -> Bool {
+    !(try await database.raw(
+      """
+      UPDATE rides_drivers SET held_by = \(bind: rideID), held_until = \(bind: RideBook.milliseconds(until))
+      WHERE driver_id = \(bind: driverID) AND held_until <= \(bind: RideBook.milliseconds(now))
+      RETURNING driver_id
+      """
+    ).all()).isEmpty
+  }
+
+  /// Frees the driver `rideID` holds, from `date` (the ride was cancelled).
+  package static func release(heldBy rideID: String, at date: Date, in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      UPDATE rides_drivers SET held_until = \(bind: RideBook.milliseconds(date))
+      WHERE held_by = \(bind: rideID) AND held_until > \(bind: RideBook.milliseconds(date))
       """
     ).run()
   }

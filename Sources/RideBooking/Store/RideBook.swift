@@ -10,16 +10,25 @@ package enum RideBook {
     maximum_fare_cents, surge, payment_method_name, canceled_at, cancellation_fee_cents, rating, tip_cents
     """
 
-  package static func insert(_ ride: Ride, in database: any SQLDatabase) async throws {
+  /// Stores a booked ride that completes at `completesAt` unless cancelled (when its fare is charged).
+  /// The columns as `r.`-prefixed (for joins and subqueries).
+  static let prefixedColumns: SQLQueryString = """
+    r.ride_id, r.user_id, r.offer_id, r.party_size, r.pickup, r.drop_off, r.booked_at, r.scheduled_pickup_at,
+    r.driver_id, r.fare_cents, r.maximum_fare_cents, r.surge, r.payment_method_name, r.canceled_at,
+    r.cancellation_fee_cents, r.rating, r.tip_cents
+    """
+
+  package static func insert(_ ride: Ride, completesAt: Date, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
-      INSERT INTO rides_rides (\(columns))
+      INSERT INTO rides_rides (\(columns), completes_at)
       VALUES (\(bind: ride.id), \(bind: ride.userID), \(bind: ride.offerID), \(bind: ride.partySize),
               \(bind: try ride.pickup.jsonString()), \(bind: try ride.dropOff.jsonString()),
               \(bind: milliseconds(ride.bookedAt)), \(bind: ride.scheduledPickup.map(milliseconds)),
               \(bind: ride.driverID), \(bind: ride.fareCents), \(bind: ride.maximumFareCents), \(bind: ride.surge),
               \(bind: ride.paymentMethodName), \(bind: ride.canceledAt.map(milliseconds)),
-              \(bind: ride.cancellationFeeCents), \(bind: ride.rating), \(bind: ride.tipCents))
+              \(bind: ride.cancellationFeeCents), \(bind: ride.rating), \(bind: ride.tipCents),
+              \(bind: milliseconds(completesAt)))
       """
     ).run()
   }
@@ -32,6 +41,16 @@ package enum RideBook {
   package static func rides(of userID: String, in database: any SQLDatabase) async throws -> [Ride] {
     try await database.raw(
       "SELECT \(columns) FROM rides_rides WHERE user_id = \(bind: userID) ORDER BY booked_at DESC, ride_id DESC"
+    ).all().map(decode)
+  }
+
+  /// The user's latest `limit` rides, most recently booked first.
+  package static func rides(of userID: String, limit: Int, in database: any SQLDatabase) async throws -> [Ride] {
+    try await database.raw(
+      """
+      SELECT \(columns) FROM rides_rides WHERE user_id = \(bind: userID)
+      ORDER BY booked_at DESC, ride_id DESC LIMIT \(bind: limit)
+      """
     ).all().map(decode)
   }
 

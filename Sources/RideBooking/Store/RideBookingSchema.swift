@@ -64,6 +64,32 @@ package enum RideBookingSchema {
         )
         """,
         "CREATE INDEX rides_rides_by_user ON rides_rides (user_id, booked_at)",
-      ])
+      ]),
+    // Real drivers and money: a driver is held by one ride from its booking until it completes or
+    // is cancelled (`held_by`, `held_until`, claimed by a compare-and-set update, so two bookings
+    // never get the same driver); each ride's fare (once completed), cancellation fee and tip is a
+    // charge to the rider's payment method, at most one of each kind per ride.
+    SchemaMigration(
+      id: "rides-2-holds-and-charges",
+      statements: [
+        "ALTER TABLE rides_drivers ADD COLUMN held_by TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE rides_drivers ADD COLUMN held_until BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE rides_rides ADD COLUMN completes_at BIGINT NOT NULL DEFAULT 0",
+        "CREATE INDEX rides_rides_by_completion ON rides_rides (completes_at)",
+        """
+        CREATE TABLE rides_charges (
+          ride_id TEXT NOT NULL REFERENCES rides_rides (ride_id),
+          kind TEXT NOT NULL CHECK (kind IN ('fare', 'cancellation-fee', 'tip')),
+          user_id TEXT NOT NULL,
+          amount_cents BIGINT NOT NULL CHECK (amount_cents > 0),
+          payment_method_type INTEGER NOT NULL,
+          payment_method_name TEXT NOT NULL,
+          payment_method_hint TEXT NOT NULL,
+          charged_at BIGINT NOT NULL,
+          PRIMARY KEY (ride_id, kind)
+        )
+        """,
+        "CREATE INDEX rides_charges_by_user ON rides_charges (user_id, charged_at)",
+      ]),
   ]
 }

@@ -42,22 +42,25 @@ package enum RideBookingSeed {
       registrationPlate: "UNCRN 3", stable: GeoPoint(latitude: 37.7599, longitude: -122.4148)),
   ]
 
-  /// Fills an empty store; does nothing when the demo rider exists.
+  /// Fills an empty store, the riders through the app's own call (`RidesApp.signUp`); does nothing
+  /// when the demo rider exists.
   package static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if try await Rider.load(demoUser, in: database) != nil { return }
-      try await Rider(
-        userID: demoUser, displayName: "Diana Huang",
-        paymentMethod: .with {
-          $0.type = .applePay; $0.name = "Apple Pay"
-        }
-      ).save(in: database)
-      try await Rider(
-        userID: "sleepy", displayName: "Sleepy Hollow", credentialsVerified: false,
-        paymentMethod: .with {
-          $0.type = .credit; $0.name = "Sparkle Card"; $0.identificationHint = "0042"
-        }
-      ).save(in: database)
+      try await RidesApp.signUp(
+        Rider(
+          userID: demoUser, displayName: "Diana Huang",
+          paymentMethod: .with {
+            $0.type = .applePay; $0.name = "Apple Pay"
+          }
+        ), in: database)
+      try await RidesApp.signUp(
+        Rider(
+          userID: "sleepy", displayName: "Sleepy Hollow", credentialsVerified: false,
+          paymentMethod: .with {
+            $0.type = .credit; $0.name = "Sparkle Card"; $0.identificationHint = "0042"
+          }
+        ), in: database)
       for place in places { try await PlaceBook.add(place, in: database) }
       for driver in drivers { try await DriverRoster.add(driver, in: database) }
     }

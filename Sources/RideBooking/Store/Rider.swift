@@ -48,4 +48,14 @@ package struct Rider: Sendable, Equatable {
       """
     ).run()
   }
+
+  package func updatePaymentMethod(in database: any SQLDatabase) async throws {
+    try await database.raw(
+      """
+      UPDATE rides_riders SET payment_method_type = \(bind: paymentMethod.type.rawValue),
+        payment_method_name = \(bind: paymentMethod.name), payment_method_hint = \(bind: paymentMethod.identificationHint)
+      WHERE user_id = \(bind: userID)
+      """
+    ).run()
+  }
 }

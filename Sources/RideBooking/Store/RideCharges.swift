@@ -1,0 +1,103 @@
+package import Foundation
+internal import SwiftProtobuf
+package import IntentMeshProtos
+package import SQLKit
+
+/// Money charged to a rider's payment method for a ride: its fare once it completed, a
+/// cancellation fee, a tip. At most one of each kind per ride, whoever records it and however often.
+package struct RideCharge: Sendable, Equatable {
+  package enum Kind: String, Sendable, CaseIterable {
+    case fare
+    case cancellationFee = "cancellation-fee"
+    case tip
+  }
+
+  package var rideID: String
+  package var kind: Kind
+  package var userID: String
+  package var amountCents: Int64
+  /// The rider's payment method when it was charged.
+  package var paymentMethod: Intentmesh_V1_PaymentMethod
+  package var chargedAt: Date
+
+  package init(
+    rideID: String, kind: Kind, userID: String, amountCents: Int64, paymentMethod: Intentmesh_V1_PaymentMethod,
+    chargedAt: Date
+  ) {
+    self.rideID = rideID
+    self.kind = kind
+    self.userID = userID
+    self.amountCents = amountCents
+    self.paymentMethod = paymentMethod
+    self.chargedAt = chargedAt
+  }
+}
+
+/// Reads and writes charges.
+package enum RideChargeBook {
+  /// Charges `kind` of `ride` (`amountCents` > 0) to its rider's payment method as it is now; does
+  /// nothing when the ride already has that charge or the amount is zero. True when charged now.
+  @discardableResult
+  package static func charge(
+    _ kind: RideCharge.Kind, of ride: Ride, amountCents: Int64, at date: Date, in database: any SQLDatabase
+  ) async throws -> Bool {
+    guard amountCents > 0, let rider = try await Rider.load(ride.userID, in: database) else { return false }
+    return !(try await database.raw(
+      """
+      INSERT INTO rides_charges (ride_id, kind, user_id, amount_cents, payment_method_type, payment_method_name,
+                                 payment_method_hint, charged_at)
+      VALUES (\(bind: ride.id), \(bind: kind.rawValue), \(bind: ride.userID), \(bind: amountCents),
+              \(bind: rider.paymentMethod.type.rawValue), \(bind: rider.paymentMethod.name),
+              \(bind: rider.paymentMethod.identificationHint), \(bind: RideBook.milliseconds(date)))
+      ON CONFLICT (ride_id, kind) DO NOTHING
+      RETURNING ride_id
+      """
+    ).all()).isEmpty
+  }
+
+  /// Charges the fare of every ride (of `userID`, or everyone's) that completed by `now`, not
+  /// cancelled, whose fare is not charged yet. Answers how many it charged.
+  @discardableResult
+  package static func chargeCompletedFares(of userID: String? = nil, at now: Date, in database: any SQLDatabase)
+    async throws -> Int
+  {
+    let user: SQLQueryString = userID.map { "AND r.user_id = \(bind: $0)" } ?? ""
+    let due = try await database.raw(
+      """
+      SELECT \(RideBook.prefixedColumns) FROM rides_rides r
+      WHERE r.canceled_at IS NULL AND r.completes_at > 0 AND r.completes_at <= \(bind: RideBook.milliseconds(now))
+        \(user)
+        AND NOT EXISTS (SELECT 1 FROM rides_charges c WHERE c.ride_id = r.ride_id AND c.kind = 'fare')
+      ORDER BY r.completes_at LIMIT 500
+      """
+    ).all().map(RideBook.decode)
+    var charged = 0
+    for ride in due where try await charge(.fare, of: ride, amountCents: ride.fareCents, at: now, in: database) {
+      charged += 1
+    }
+    return charged
+  }
+
+  /// The user's charges, newest first.
+  package static func charges(of userID: String, in database: any SQLDatabase) async throws -> [RideCharge] {
+    try await database.raw(
+      """
+      SELECT ride_id, kind, user_id, amount_cents, payment_method_type, payment_method_name, payment_method_hint,
+             charged_at
+      FROM rides_charges WHERE user_id = \(bind: userID) ORDER BY charged_at DESC, ride_id, kind
+      """
+    ).all().map { row in
+      RideCharge(
+        rideID: try row.decode(column: "ride_id", as: String.self),
+        kind: RideCharge.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .fare,
+        userID: try row.decode(column: "user_id", as: String.self),
+        amountCents: try row.decode(column: "amount_cents", as: Int64.self),
+        paymentMethod: try .with {
+          $0.type = .init(rawValue: try row.decode(column: "payment_method_type", as: Int.self)) ?? .unspecified
+          $0.name = try row.decode(column: "payment_method_name", as: String.self)
+          $0.identificationHint = try row.decode(column: "payment_method_hint", as: String.self)
+        },
+        chargedAt: RideBook.date(try row.decode(column: "charged_at", as: Int64.self)))
+    }
+  }
+}
