@@ -27,7 +27,7 @@ MANIFESTS = {
         app="UnicornChat", alternatives=["Unicorn Chat", "CornChat"],
         intents=["INSendMessageIntent", "INSearchForMessagesIntent", "INSetMessageAttributeIntent",
                  "INGetVisualCodeIntent"],
-        restricted=["INSendMessageIntent"], confirmation=["INSendMessageIntent"], live=[]),
+        restricted=["INSendMessageIntent"], confirmation=["INSendMessageIntent"], live=["INSearchForMessagesIntent"]),
     "payments-service": dict(
         app="UnicornPay", alternatives=["Unicorn", "CornPay"], intents=PAYMENTS_INTENTS, restricted=PAYMENTS_INTENTS,
         confirmation=PAYMENTS_INTENTS, live=[]),
