@@ -39,7 +39,9 @@ package enum UnicornPay {
           SearchForAccountsHandler(store: store)
         },
         .handler(TransferMoneyHandler.self) { TransferMoneyHandler(store: store, identifiers: identifiers) },
-        .handler(SearchForBillsHandler.self) { SearchForBillsHandler(store: store) },
+        .handler(SearchForBillsHandler.self, view: AnyIntentViewController(BillsListViewController())) {
+          SearchForBillsHandler(store: store)
+        },
         .handler(PayBillHandler.self) { PayBillHandler(store: store, identifiers: identifiers) },
       ])
     }

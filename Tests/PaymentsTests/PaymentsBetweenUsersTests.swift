@@ -8,7 +8,9 @@ import SQLKit
 import SwiftProtobuf
 import Testing
 
-@Suite("Between users: a payment request lands in the payer's bills; paid, it credits the requester; declined, it is canceled")
+@Suite(
+  "Between users: a payment request lands in the payer's bills; paid, it credits the requester; declined, it is canceled"
+)
 struct PaymentsBetweenUsersTests {
   static func ask(_ payer: String = "CJ", _ units: Int64 = 25) -> RequestPaymentIntent {
     .with {
@@ -53,7 +55,8 @@ struct PaymentsBetweenUsersTests {
       #expect(bill.amountDue == Money(2_500, "USD"))
       #expect(bill.status == .unpaid)
       // Diana sees none of it as her bill; CJ sees it in a bill search.
-      #expect(try await fixture.store.read { try await BillBook.bills(of: "diana", in: $0) }.allSatisfy { !$0.isRequest })
+      #expect(
+        try await fixture.store.read { try await BillBook.bills(of: "diana", in: $0) }.allSatisfy { !$0.isRequest })
       let search = try await fixture.handle(fixture.bills, SearchForBillsIntent(), user: "cj")
       #expect(search.response.bills.map(\.billPayee.nickname.spokenPhrase) == ["Diana Huang"])
 
@@ -130,9 +133,10 @@ struct PaymentsBetweenUsersTests {
   func payeesAreUsers() async throws {
     try await PaymentsFixture.with { fixture in
       let payees = try await fixture.store.read { try await PayeeBook.payees(of: "diana", in: $0) }
-      #expect(payees.filter(\.hasAccount).map(\.id).sorted() == [
-        "buttercup", "celestra-moon", "celestra-star", "cj", "lucky", "scott",
-      ])
+      #expect(
+        payees.filter(\.hasAccount).map(\.id).sorted() == [
+          "buttercup", "celestra-moon", "celestra-star", "cj", "lucky", "scott",
+        ])
       #expect(payees.first { $0.id == "lucky" }?.credentialsVerified == false)
       // Pinky signs up: from then on she can be paid (the contact row did not change).
       try await fixture.store.write { database in
@@ -145,7 +149,8 @@ struct PaymentsBetweenUsersTests {
           at: 0, in: database)
       }
       let toPinky = try await fixture.handle(
-        fixture.send, SendPaymentIntent.with {
+        fixture.send,
+        SendPaymentIntent.with {
           $0.payee = person("Pinky Nose")
           $0.currencyAmount = usd(5)
         })

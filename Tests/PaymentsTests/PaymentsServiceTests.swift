@@ -193,6 +193,39 @@ struct PaymentsServiceTests {
     }
   }
 
+  @Test("ConfigureView: a bill search draws the bills it found; before handle, or finding none, it declines")
+  func billsView() async throws {
+    try await domain.run { client, _, _, _ in
+      let search = try Self.intent(
+        "INSearchForBillsIntent", SearchForBillsIntent.with { $0.status = .unpaid }, identifier: "bills-1")
+      let handled = try await client.confirmAndHandle(
+        .with {
+          $0.context = Self.context; $0.intent = search
+        })
+      let drawn = try await client.configureView(
+        .with {
+          $0.context = Self.context; $0.interaction = handled.interaction
+        })
+      #expect(drawn.configured)
+      #expect(drawn.view.kind == "bills-list")
+      let rows = drawn.view.root.stack.children
+      #expect(rows.first?.text.text == "3 bills")
+      #expect(
+        rows.dropFirst().map { $0.stack.children.map(\.text.text) } == [
+          ["Unicorn Power", "84.20 USD", "due 2026-05-28", "unpaid"],
+          ["Rainbow Water", "31.75 USD", "due 2026-05-30", "unpaid"],
+          ["Sparkle Card", "320.00 USD", "due 2026-06-05", "unpaid"],
+        ])
+      #expect(drawn.configuredParameters.map(\.keyPath).contains("billPayee"))
+      let before = try await client.configureView(
+        .with {
+          $0.context = Self.context
+          $0.interaction = .with { $0.intent = search }
+        })
+      #expect(!before.configured)
+    }
+  }
+
   @Test("ConfigureView: the payment-transaction view claims payee, amount and note; the accounts list after a search")
   func views() async throws {
     try await domain.run { client, _, _, _ in

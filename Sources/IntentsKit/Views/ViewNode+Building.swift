@@ -33,3 +33,15 @@ extension Intentmesh_V1_ViewNode {
     }
   }
 }
+
+extension Intentmesh_V1_Parameter {
+  /// The parameters at `keyPaths` of `intentClass`: what a view claims to draw.
+  package static func claims(of intentClass: String, _ keyPaths: [String]) -> [Intentmesh_V1_Parameter] {
+    keyPaths.map { keyPath in
+      .with {
+        $0.parameterClass = intentClass
+        $0.keyPath = keyPath
+      }
+    }
+  }
+}

@@ -8,12 +8,7 @@ package import IntentsKit
 /// stored item after) and a list of search results.
 package enum NotebookCards {
   static func claim(_ intentClass: String, _ keyPaths: [String]) -> [Intentmesh_V1_Parameter] {
-    keyPaths.map { keyPath in
-      .with {
-        $0.parameterClass = intentClass
-        $0.keyPath = keyPath
-      }
-    }
+    Intentmesh_V1_Parameter.claims(of: intentClass, keyPaths)
   }
 
   package static func note(

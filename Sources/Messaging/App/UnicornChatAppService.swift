@@ -27,15 +27,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     let name = try AppInput.displayName(request.displayName)
     let handle = try AppInput.handle(request.handle)
     let account = MessagingAccount(userID: userID, displayName: name, handle: handle)
-    try await store.write { database in
-      if try await MessagingAccounts.account(of: userID, in: database) != nil {
-        throw RPCError(code: .alreadyExists, message: "\(userID) already has a UnicornChat account")
-      }
-      if try await MessagingAccounts.account(handle: handle, in: database) != nil {
-        throw RPCError(code: .alreadyExists, message: "the handle \(handle) is another user's")
-      }
-      try await MessagingAccounts.save(account, in: database)
-    }
+    try await store.write { try await MessagingApp.signUp(account, in: $0) }
     return .with { $0.account = account.appAccount }
   }
 
@@ -65,17 +57,8 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     let contact = Contact(
       id: identifiers.next(), displayName: name, givenName: named ? given.givenName : words[0],
       familyName: named ? given.familyName : (words.count > 1 ? words[1] : ""), nickname: given.nickname,
-      handle: handle, hasAccount: false)
-    let added = try await store.write { database in
-      guard try await MessagingAccounts.account(of: userID, in: database) != nil else {
-        throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornChat account: SignUp first")
-      }
-      if try await ContactDirectory.contact(withHandle: handle, of: userID, in: database) != nil {
-        throw RPCError(code: .alreadyExists, message: "\(handle) is already in the address book")
-      }
-      try await ContactDirectory.add(contact, for: userID, in: database)
-      return try await ContactDirectory.contact(withHandle: handle, of: userID, in: database) ?? contact
-    }
+      handle: handle)
+    let added = try await store.write { try await MessagingApp.addContact(contact, for: userID, in: $0) }
     return .with { $0.contact = added.appContact }
   }
 

@@ -14,12 +14,15 @@ package struct Contact: Sendable, Equatable {
   /// The unicorn name, e.g. "Sparkle Sparkly".
   package var nickname: String
   package var handle: String
+  /// Whether the handle is a UnicornChat user's (read from the accounts, not stored).
   package var hasAccount: Bool
+  /// Whether that user takes this user's messages: their service is on and they do not block
+  /// this user (read, not stored).
   package var messagingEnabled: Bool
 
   package init(
     id: String, displayName: String, givenName: String, familyName: String = "", nickname: String = "",
-    handle: String, hasAccount: Bool = true, messagingEnabled: Bool = true
+    handle: String, hasAccount: Bool = false, messagingEnabled: Bool = false
   ) {
     self.id = id
     self.displayName = displayName
@@ -49,53 +52,52 @@ package struct Contact: Sendable, Equatable {
 
 /// Reads a user's address book.
 package enum ContactDirectory {
-  /// The user's address book, by display name. A contact has an account when the book says so
-  /// (a user of UnicornChat elsewhere) or when its handle is a user's of this service; messaging
-  /// is off for it when the book says so or when that user blocks this user's handle.
+  /// Each contact with what the accounts say of its handle: a user's (has an account), and
+  /// whether that user takes the book owner's messages (service on, owner not blocked).
+  static let select: SQLQueryString = """
+    SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.nickname, c.handle,
+      CASE WHEN a.user_id IS NULL THEN 0 ELSE 1 END AS has_account,
+      CASE WHEN a.user_id IS NOT NULL AND a.service_enabled <> 0 AND NOT EXISTS (
+        SELECT 1 FROM messaging_blocks b JOIN messaging_accounts me ON me.user_id = c.user_id
+        WHERE b.user_id = a.user_id AND b.handle = LOWER(me.handle)) THEN 1 ELSE 0 END AS messaging_enabled
+    FROM messaging_contacts c LEFT JOIN messaging_accounts a ON LOWER(a.handle) = LOWER(c.handle)
+    """
+
+  /// The user's address book, by display name.
   package static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
-    try await database.raw(
-      """
-      SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.nickname, c.handle,
-        CASE WHEN c.has_account <> 0 OR EXISTS (
-          SELECT 1 FROM messaging_accounts a WHERE LOWER(a.handle) = LOWER(c.handle)) THEN 1 ELSE 0 END AS has_account,
-        CASE WHEN c.messaging_enabled <> 0 AND NOT EXISTS (
-          SELECT 1 FROM messaging_accounts r JOIN messaging_blocks b ON b.user_id = r.user_id
-            JOIN messaging_accounts me ON me.user_id = c.user_id
-          WHERE LOWER(r.handle) = LOWER(c.handle) AND b.handle = LOWER(me.handle)) THEN 1 ELSE 0 END
-          AS messaging_enabled
-      FROM messaging_contacts c WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id
-      """
-    ).all().map { row in
-      Contact(
-        id: try row.decode(column: "contact_id", as: String.self),
-        displayName: try row.decode(column: "display_name", as: String.self),
-        givenName: try row.decode(column: "given_name", as: String.self),
-        familyName: try row.decode(column: "family_name", as: String.self),
-        nickname: try row.decode(column: "nickname", as: String.self),
-        handle: try row.decode(column: "handle", as: String.self),
-        hasAccount: try row.decode(column: "has_account", as: Int.self) != 0,
-        messagingEnabled: try row.decode(column: "messaging_enabled", as: Int.self) != 0
-      )
-    }
+    try await database.raw("\(select) WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id")
+      .all().map(decode)
   }
 
   /// The user's contact with this handle (compared without case), if any.
   package static func contact(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
     -> Contact?
   {
-    try await contacts(of: userID, in: database).first { $0.handle.lowercased() == handle.lowercased() }
+    try await database.raw(
+      "\(select) WHERE c.user_id = \(bind: userID) AND LOWER(c.handle) = \(bind: handle.lowercased())"
+    ).first().map(decode)
   }
 
   package static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
-      INSERT INTO messaging_contacts
-        (user_id, contact_id, display_name, given_name, family_name, nickname, handle, has_account, messaging_enabled)
+      INSERT INTO messaging_contacts (user_id, contact_id, display_name, given_name, family_name, nickname, handle)
       VALUES (\(bind: userID), \(bind: contact.id), \(bind: contact.displayName), \(bind: contact.givenName),
-              \(bind: contact.familyName), \(bind: contact.nickname), \(bind: contact.handle),
-              \(bind: contact.hasAccount ? 1 : 0), \(bind: contact.messagingEnabled ? 1 : 0))
+              \(bind: contact.familyName), \(bind: contact.nickname), \(bind: contact.handle))
       """
     ).run()
+  }
+
+  static func decode(_ row: any SQLRow) throws -> Contact {
+    Contact(
+      id: try row.decode(column: "contact_id", as: String.self),
+      displayName: try row.decode(column: "display_name", as: String.self),
+      givenName: try row.decode(column: "given_name", as: String.self),
+      familyName: try row.decode(column: "family_name", as: String.self),
+      nickname: try row.decode(column: "nickname", as: String.self),
+      handle: try row.decode(column: "handle", as: String.self),
+      hasAccount: try row.decode(column: "has_account", as: Int.self) != 0,
+      messagingEnabled: try row.decode(column: "messaging_enabled", as: Int.self) != 0)
   }
 }
 

@@ -91,5 +91,13 @@ package enum MessagingSchema {
         "ALTER TABLE messaging_messages ADD COLUMN arrival BIGINT NOT NULL DEFAULT 0",
         "CREATE INDEX messaging_messages_by_arrival ON messaging_messages (user_id, arrival)",
       ]),
+    // Whether a contact is a user, and takes messages, is read from the accounts (and blocks), never
+    // stored with the contact.
+    SchemaMigration(
+      id: "messaging-5-contacts-are-users",
+      statements: [
+        "ALTER TABLE messaging_contacts DROP COLUMN has_account",
+        "ALTER TABLE messaging_contacts DROP COLUMN messaging_enabled",
+      ]),
   ]
 }

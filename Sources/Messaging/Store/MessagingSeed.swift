@@ -8,7 +8,8 @@ internal import SQLKit
 
 /// The seeds' people as demo data: Diana (the user of session 225's demo) writes to Scott — whose
 /// unicorn name "Sparkle Sparkly" is in her vocabulary — Celestra, Buttercup, Pinky Nose (no
-/// account) and Lucky Moontrotter (messages turned off), and has two contacts named Diana.
+/// account) and Lucky Moontrotter (messages turned off), and has two contacts named Diana. Every
+/// account and contact is made by the app's own calls (`MessagingApp`).
 package enum MessagingSeed {
   package static let demoUser = "diana"
 
@@ -18,11 +19,10 @@ package enum MessagingSeed {
     Contact(id: "celestra", displayName: "Celestra", givenName: "Celestra", handle: "celestra@unicorn.chat"),
     Contact(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicorn.chat"),
     Contact(
-      id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example",
-      hasAccount: false),
+      id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example"),
     Contact(
       id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
-      handle: "lucky@unicorn.chat", messagingEnabled: false),
+      handle: "lucky@unicorn.chat"),
     Contact(
       id: "vineet", displayName: "Vineet Khosla", givenName: "Vineet", familyName: "Khosla",
       handle: "vineet@unicorn.chat"),
@@ -38,25 +38,30 @@ package enum MessagingSeed {
   package static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if try await MessagingAccounts.account(of: demoUser, in: database) != nil { return }
-      try await MessagingAccounts.save(
-        MessagingAccount(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicorn.chat"), in: database)
-      try await MessagingAccounts.save(
-        MessagingAccount(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicorn.chat"), in: database)
-      try await MessagingAccounts.save(
+      let accounts = [
+        MessagingAccount(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicorn.chat"),
+        MessagingAccount(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicorn.chat"),
         MessagingAccount(
           userID: "sleepy", displayName: "Sleepy Hollow", handle: "sleepy@unicorn.chat", signedIn: false),
-        in: database)
-      try await MessagingAccounts.save(
         MessagingAccount(
           userID: "gloomy", displayName: "Gloomy Cloud", handle: "gloomy@unicorn.chat", serviceEnabled: false),
-        in: database)
-      for contact in contacts { try await ContactDirectory.add(contact, for: demoUser, in: database) }
-      try await ContactDirectory.add(
+        // The people Diana writes to, as users of their own (Pinky Nose is none; Lucky turned messages off).
+        MessagingAccount(userID: "celestra", displayName: "Celestra", handle: "celestra@unicorn.chat"),
+        MessagingAccount(userID: "buttercup", displayName: "Buttercup", handle: "buttercup@unicorn.chat"),
+        MessagingAccount(
+          userID: "lucky", displayName: "Lucky Moontrotter", handle: "lucky@unicorn.chat", serviceEnabled: false),
+        MessagingAccount(userID: "vineet", displayName: "Vineet Khosla", handle: "vineet@unicorn.chat"),
+        MessagingAccount(userID: "diana-prince", displayName: "Diana Prince", handle: "diana.prince@unicorn.chat"),
+        MessagingAccount(userID: "diana-ross", displayName: "Diana Ross", handle: "diana.ross@unicorn.chat"),
+      ]
+      for account in accounts { try await MessagingApp.signUp(account, in: database) }
+      for contact in contacts { _ = try await MessagingApp.addContact(contact, for: demoUser, in: database) }
+      _ = try await MessagingApp.addContact(
         Contact(
           id: "diana", displayName: "Diana Huang", givenName: "Diana", familyName: "Huang", handle: "diana@unicorn.chat"
         ),
         for: "scott", in: database)
-      try await ContactDirectory.add(contacts[1], for: "scott", in: database)
+      _ = try await MessagingApp.addContact(contacts[1], for: "scott", in: database)
       try await MessageGroups.add(.init(id: "rainbow-riders", name: "Rainbow Riders"), for: demoUser, in: database)
       try await MessageGroups.add(.init(id: "siri-team", name: "Siri Team"), for: demoUser, in: database)
       try await UserVocabulary.replace(

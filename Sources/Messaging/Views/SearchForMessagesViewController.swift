@@ -52,12 +52,7 @@ package struct SearchForMessagesViewController: IntentViewController {
     }
     let width = request.maximumSize.width > 0 ? request.maximumSize.width : 320
     let height = Double(36 + 64 * min(messages.count, Self.shown) + (messages.count > Self.shown ? 20 : 0))
-    let parameters = Self.claimed.map { keyPath in
-      Intentmesh_V1_Parameter.with {
-        $0.parameterClass = Self.intentClass
-        $0.keyPath = keyPath
-      }
-    }
+    let parameters = Intentmesh_V1_Parameter.claims(of: Self.intentClass, Self.claimed)
     return .drawn(parameters, view: view, width: width, height: height)
   }
 

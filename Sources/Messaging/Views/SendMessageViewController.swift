@@ -42,12 +42,7 @@ package struct SendMessageViewController: IntentViewController {
     let lines = max(1, (intent.content.count + 31) / 32)
     let width = request.maximumSize.width > 0 ? request.maximumSize.width : 320
     let height = Double(56 + 22 * lines + (rows.count > 3 ? 20 : 0))
-    let parameters = Self.claimed.map { keyPath in
-      Intentmesh_V1_Parameter.with {
-        $0.parameterClass = Self.intentClass
-        $0.keyPath = keyPath
-      }
-    }
+    let parameters = Intentmesh_V1_Parameter.claims(of: Self.intentClass, Self.claimed)
     return .drawn(parameters, view: view, width: width, height: height)
   }
 }

@@ -63,7 +63,8 @@ package enum PaymentsApp {
     else { throw RPCError(code: .notFound, message: "\(userID) has no account \(accountID)") }
     guard account.currency == amount.currency else {
       throw RPCError(
-        code: .invalidArgument, message: "the account \(account.nickname) holds \(account.currency), not \(amount.currency)")
+        code: .invalidArgument,
+        message: "the account \(account.nickname) holds \(account.currency), not \(amount.currency)")
     }
     let source = try await Ledger.systemAccount(.deposits, currency: amount.currency, in: database)
     try await Ledger.post(

@@ -35,8 +35,8 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     let currency = try Self.currency(request.homeCurrency.isEmpty ? "USD" : request.homeCurrency)
     let profile = PaymentProfile(userID: userID, displayName: name, handle: handle, homeCurrency: currency)
     let account = StoredAccount(
-      id: identifiers.next(), ownerID: userID, nickname: "UnicornPay Balance", type: .prepaid,
-      organizationName: "UnicornPay", currency: currency, isDefault: true)
+      id: identifiers.next(), ownerID: userID, nickname: "UnicornPay Balance", accountNumber: Self.accountNumber(),
+      type: .prepaid, organizationName: "UnicornPay", currency: currency, isDefault: true)
     let opened = try await store.write { database in
       try await PaymentsApp.signUp(profile, in: database)
       try await PaymentsApp.openAccount(account, at: milliseconds, in: database)
@@ -67,10 +67,12 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
       throw RPCError(code: .invalidArgument, message: "UnicornPay opens checking, saving and prepaid accounts")
     }
     let currency = try Self.currency(request.currency)
-    let organization = request.organizationName.isEmpty ? "UnicornPay" : try AppInput.displayName(request.organizationName)
+    let organization =
+      request.organizationName.isEmpty ? "UnicornPay" : try AppInput.displayName(request.organizationName)
     let account = StoredAccount(
-      id: identifiers.next(), ownerID: userID, nickname: nickname, type: request.type, organizationName: organization,
-      currency: currency, isDefault: request.makeDefault)
+      id: identifiers.next(), ownerID: userID, nickname: nickname, accountNumber: Self.accountNumber(),
+      type: request.type,
+      organizationName: organization, currency: currency, isDefault: request.makeDefault)
     let opened = try await store.write { database in
       _ = try await PaymentsApp.profile(of: userID, in: database)
       if try await AccountBook.accounts(of: userID, in: database).contains(where: {
@@ -178,7 +180,8 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
         let source = try await UserPayment.receivingAccount(
           of: userID, currency: bill.amountDue.currency, in: database)
       else {
-        throw RPCError(code: .failedPrecondition, message: "no default account in \(bill.amountDue.currency) to pay from")
+        throw RPCError(
+          code: .failedPrecondition, message: "no default account in \(bill.amountDue.currency) to pay from")
       }
       do {
         try await PaymentRequests.pay(
@@ -234,6 +237,11 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
       throw RPCError(code: .failedPrecondition, message: "the payment request \(id) is no longer pending")
     }
     return bill
+  }
+
+  /// A new account's number, "UP-1234-5678": shown masked to its last four digits.
+  static func accountNumber() -> String {
+    "UP-\(Int.random(in: 1000...9999))-\(Int.random(in: 1000...9999))"
   }
 
   /// An ISO 4217 code UnicornPay keeps, as given.

@@ -5,7 +5,8 @@ internal import SwiftProtobuf
 /// One movement of money: two or more legs that sum to zero in each currency.
 package struct Movement: Sendable, Equatable {
   package enum Kind: String, Sendable {
-    case opening, deposit, payment, transfer, bill, scheduledHold = "scheduled-hold", scheduledSettle = "scheduled-settle"
+    case opening, deposit, payment, transfer, bill, scheduledHold = "scheduled-hold", scheduledSettle =
+      "scheduled-settle"
   }
 
   /// One side: `amount` added to (positive) or taken from (negative) an account.

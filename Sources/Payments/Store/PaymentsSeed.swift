@@ -27,7 +27,8 @@ package enum PaymentsSeed {
       id: "celestra-star", displayName: "Celestra Star", givenName: "Celestra", familyName: "Star",
       handle: "celestra.star@unicornpay.example"),
     // No UnicornPay user has this handle.
-    Payee(id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example"),
+    Payee(
+      id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example"),
     Payee(
       id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
       handle: "lucky@unicornpay.example"),

@@ -73,7 +73,9 @@ package enum PaymentRequests {
     let (sent, _) = try await payment.post(
       identifiers: identifiers, intentIdentifier: intentIdentifier, at: Int64(now.timeIntervalSince1970 * 1000),
       in: database)
-    guard try await PaymentRecordBook.settleRequest(request.id, status: .completed, movementID: sent.movementID, in: database)
+    guard
+      try await PaymentRecordBook.settleRequest(
+        request.id, status: .completed, movementID: sent.movementID, in: database)
     else { throw Failure.notPending(bill.id) }
     try await BillBook.applyPayment(
       request.amount, toBill: bill.id, on: CalendarDay(now, timeZone: timeZone), in: database)

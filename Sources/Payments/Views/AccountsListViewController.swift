@@ -34,12 +34,7 @@ package struct AccountsListViewController: IntentViewController {
       $0.kind = "accounts-list"
       $0.root = .stack(.vertical, rows)
     }
-    let parameters = Self.claimed.map { keyPath in
-      Intentmesh_V1_Parameter.with {
-        $0.parameterClass = Self.intentClass
-        $0.keyPath = keyPath
-      }
-    }
+    let parameters = Intentmesh_V1_Parameter.claims(of: Self.intentClass, Self.claimed)
     let width = request.maximumSize.width > 0 ? request.maximumSize.width : 320
     return .drawn(parameters, view: view, width: width, height: Double(16 + 44 * rows.count))
   }

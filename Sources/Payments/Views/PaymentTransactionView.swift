@@ -8,9 +8,10 @@ internal import ServiceKit
 /// SiriKit's payment-transaction view (displaysPaymentTransaction): who, how much, the note and the
 /// status, drawn for a sent or requested payment — a draft before handle, the record after.
 package enum PaymentTransactionView {
-  /// Draws the view and claims the intent's `personKey`, currencyAmount and note.
+  /// Draws the view and claims the intent's `personKey`, currencyAmount and note. The record's
+  /// payment method is the account paid from (`methodLabel` "From") or into ("Into").
   package static func configuration(
-    intentClass: String, personKey: String, personLabel: String, person: Intentmesh_V1_Person,
+    intentClass: String, personKey: String, personLabel: String, methodLabel: String, person: Intentmesh_V1_Person,
     amount: Intentmesh_V1_CurrencyAmount, note: String, record: PaymentRecord?, isDraft: Bool,
     maximumWidth: Double
   ) -> ViewConfiguration {
@@ -26,19 +27,16 @@ package enum PaymentTransactionView {
     ]
     if !note.isEmpty { rows.append(.text(note, role: "note", parameter: "note")) }
     if let record, record.hasPaymentMethod, !record.paymentMethod.name.isEmpty {
-      rows.append(.row("From", "\(record.paymentMethod.name) ••\(record.paymentMethod.identificationHint)"))
+      let hint = record.paymentMethod.identificationHint
+      rows.append(
+        .row(methodLabel, hint.isEmpty ? record.paymentMethod.name : "\(record.paymentMethod.name) ••\(hint)"))
     }
     rows.append(.text(status, role: "status"))
     let view = Intentmesh_V1_View.with {
       $0.kind = "payment-transaction"
       $0.root = .stack(.vertical, rows)
     }
-    let parameters = [personKey, "currencyAmount", "note"].map { keyPath in
-      Intentmesh_V1_Parameter.with {
-        $0.parameterClass = intentClass
-        $0.keyPath = keyPath
-      }
-    }
+    let parameters = Intentmesh_V1_Parameter.claims(of: intentClass, [personKey, "currencyAmount", "note"])
     return .drawn(
       parameters, view: view, width: maximumWidth > 0 ? maximumWidth : 320, height: Double(40 + 28 * rows.count))
   }

@@ -18,7 +18,7 @@ package struct RequestPaymentViewController: IntentViewController {
     guard request.parameters.isEmpty else { return .declined }
     let record = request.response?.hasPaymentRecord == true ? request.response?.paymentRecord : nil
     return PaymentTransactionView.configuration(
-      intentClass: Self.intentClass, personKey: "payer", personLabel: "From",
+      intentClass: Self.intentClass, personKey: "payer", personLabel: "From", methodLabel: "Into",
       person: record?.hasPayer == true ? record!.payer : request.intent.payer,
       amount: record?.hasCurrencyAmount == true ? record!.currencyAmount : request.intent.currencyAmount,
       note: request.intent.note, record: record, isDraft: request.isDraft, maximumWidth: request.maximumSize.width)

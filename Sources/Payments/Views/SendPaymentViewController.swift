@@ -17,7 +17,7 @@ package struct SendPaymentViewController: IntentViewController {
     guard request.parameters.isEmpty else { return .declined }
     let record = request.response?.hasPaymentRecord == true ? request.response?.paymentRecord : nil
     return PaymentTransactionView.configuration(
-      intentClass: Self.intentClass, personKey: "payee", personLabel: "To",
+      intentClass: Self.intentClass, personKey: "payee", personLabel: "To", methodLabel: "From",
       person: record?.hasPayee == true ? record!.payee : request.intent.payee,
       amount: record?.hasCurrencyAmount == true ? record!.currencyAmount : request.intent.currencyAmount,
       note: request.intent.note, record: record, isDraft: request.isDraft, maximumWidth: request.maximumSize.width)

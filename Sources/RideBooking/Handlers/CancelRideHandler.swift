@@ -63,7 +63,8 @@ package struct CancelRideHandler: IntentHandler {
     case .success(let (schedule, fee)):
       try await RideBook.cancel(schedule.ride.id, at: context.now, feeCents: fee, in: database)
       try await DriverRoster.release(heldBy: schedule.ride.id, at: context.now, in: database)
-      try await RideChargeBook.charge(.cancellationFee, of: schedule.ride, amountCents: fee, at: context.now, in: database)
+      try await RideChargeBook.charge(
+        .cancellationFee, of: schedule.ride, amountCents: fee, at: context.now, in: database)
       context.logger.info("cancelled ride", metadata: ["ride": "\(schedule.ride.id)", "fee": "\(fee)"])
       return IntentAnswer(Self.response(.success, feeCents: fee))
     }

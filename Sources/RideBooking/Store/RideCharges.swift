@@ -42,17 +42,18 @@ package enum RideChargeBook {
     _ kind: RideCharge.Kind, of ride: Ride, amountCents: Int64, at date: Date, in database: any SQLDatabase
   ) async throws -> Bool {
     guard amountCents > 0, let rider = try await Rider.load(ride.userID, in: database) else { return false }
-    return !(try await database.raw(
-      """
-      INSERT INTO rides_charges (ride_id, kind, user_id, amount_cents, payment_method_type, payment_method_name,
-                                 payment_method_hint, charged_at)
-      VALUES (\(bind: ride.id), \(bind: kind.rawValue), \(bind: ride.userID), \(bind: amountCents),
-              \(bind: rider.paymentMethod.type.rawValue), \(bind: rider.paymentMethod.name),
-              \(bind: rider.paymentMethod.identificationHint), \(bind: RideBook.milliseconds(date)))
-      ON CONFLICT (ride_id, kind) DO NOTHING
-      RETURNING ride_id
-      """
-    ).all()).isEmpty
+    return
+      !(try await database.raw(
+        """
+        INSERT INTO rides_charges (ride_id, kind, user_id, amount_cents, payment_method_type, payment_method_name,
+                                   payment_method_hint, charged_at)
+        VALUES (\(bind: ride.id), \(bind: kind.rawValue), \(bind: ride.userID), \(bind: amountCents),
+                \(bind: rider.paymentMethod.type.rawValue), \(bind: rider.paymentMethod.name),
+                \(bind: rider.paymentMethod.identificationHint), \(bind: RideBook.milliseconds(date)))
+        ON CONFLICT (ride_id, kind) DO NOTHING
+        RETURNING ride_id
+        """
+      ).all()).isEmpty
   }
 
   /// Charges the fare of every ride (of `userID`, or everyone's) that completed by `now`, not

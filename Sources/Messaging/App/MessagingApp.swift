@@ -1,0 +1,34 @@
+internal import Foundation
+internal import GRPCCore
+package import SQLKit
+
+/// What UnicornChat's app does to a user's data: sign up, add a contact. The app service calls
+/// these after checking its input, and the demo data is made by the same calls; each runs inside
+/// the caller's write transaction and refuses with the gRPC status the app API answers.
+package enum MessagingApp {
+  /// Makes `account` a UnicornChat user. ALREADY_EXISTS when the user or the handle exists.
+  package static func signUp(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
+    if try await MessagingAccounts.account(of: account.userID, in: database) != nil {
+      throw RPCError(code: .alreadyExists, message: "\(account.userID) already has a UnicornChat account")
+    }
+    if try await MessagingAccounts.account(handle: account.handle, in: database) != nil {
+      throw RPCError(code: .alreadyExists, message: "the handle \(account.handle) is another user's")
+    }
+    try await MessagingAccounts.save(account, in: database)
+  }
+
+  /// Adds `contact` to the user's address book; answers it as the book reads it (whether it is a
+  /// user). FAILED_PRECONDITION before SignUp; ALREADY_EXISTS when the handle is in the book.
+  package static func addContact(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws
+    -> Contact
+  {
+    guard try await MessagingAccounts.account(of: userID, in: database) != nil else {
+      throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornChat account: SignUp first")
+    }
+    if try await ContactDirectory.contact(withHandle: contact.handle, of: userID, in: database) != nil {
+      throw RPCError(code: .alreadyExists, message: "\(contact.handle) is already in the address book")
+    }
+    try await ContactDirectory.add(contact, for: userID, in: database)
+    return try await ContactDirectory.contact(withHandle: contact.handle, of: userID, in: database) ?? contact
+  }
+}
