@@ -163,6 +163,7 @@ let package = Package(
       name: "RideBooking",
       dependencies: [
         "IntentsKit", "ServiceKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
+        grpcCore,
       ],
       swiftSettings: strictSettings
     ),
@@ -171,6 +172,7 @@ let package = Package(
       name: "ListsAndNotes",
       dependencies: [
         "IntentsKit", "ServiceKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
+        grpcCore,
       ],
       swiftSettings: strictSettings
     ),

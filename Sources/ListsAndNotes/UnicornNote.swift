@@ -18,7 +18,9 @@ package enum UnicornNote {
       serviceName: "notes-service",
       vocabularyTypes: [.notebookItemTitle, .notebookItemGroupName],
       migrations: NotesSchema.migrations,
-      seed: NotesSeed.seed
+      seed: NotesSeed.seed,
+      appServiceNames: ["intentmesh.notebook.v1.UnicornNoteApp"],
+      appServices: { resources in [UnicornNoteAppService(store: resources.store, clock: clock)] }
     ) { resources in
       let store = resources.store
       return IntentRegistry([

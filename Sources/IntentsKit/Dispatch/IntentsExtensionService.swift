@@ -56,8 +56,10 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
         $0.response = built.response
         $0.interaction = built.interaction
         if registration.requiresUserConfirmation, status == .userConfirmationRequired {
+          // Five minutes of the user's time: the wall clock, whatever the domain's clock (rides may
+          // run theirs faster).
           $0.confirmationToken = confirmations.issue(
-            for: binding(request.intent, user: intentContext.userID), now: intentContext.now)
+            for: binding(request.intent, user: intentContext.userID), now: Date())
         }
       }
     }
@@ -90,7 +92,7 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       let confirmed: @Sendable () throws -> Void = {
         guard registration.requiresUserConfirmation,
           let problem = confirmations.problem(
-            with: request.confirmationToken, for: binding(intent, user: intentContext.userID), now: intentContext.now)
+            with: request.confirmationToken, for: binding(intent, user: intentContext.userID), now: Date())
         else { return }
         throw IntentMeshError.confirmationRequired(problem)
       }

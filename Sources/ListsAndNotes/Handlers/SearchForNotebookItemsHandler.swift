@@ -15,8 +15,9 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
 
   package static let intentClass = "INSearchForNotebookItemsIntent"
   package static let handleHasEffects = false
-  /// How often a reminders stream looks for reminders added since it last looked.
-  package static let rescanInterval: TimeInterval = 60
+  /// How often a reminders stream looks for reminders added, and places entered or left, since it
+  /// last looked (on the domain's clock).
+  package static let pollInterval: TimeInterval = 1
   package static var parameters: [IntentParameter<Self>] {
     [
       .value("title", \.title, label: "Title"),
@@ -46,27 +47,49 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
     return IntentAnswer(NotebookSearch(intent: intent, context: context).response(in: notebook))
   }
 
-  /// First the reminders already due, then each batch that comes due, until the client leaves.
+  /// The reminders that fired and wait (possibly while no stream was open) at once, then each batch
+  /// that fires — on the clock, or because the user entered or left a place — until the client
+  /// leaves. Each firing reaches one stream once, in order; one the stream could not send waits
+  /// for the next.
   package func startSendingUpdates(
     for intent: Intent, context: IntentContext,
     to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
   ) async throws {
     let userID = context.userID
     var checked: Date = .distantPast
+    var first = true
     while true {
       let now = clock.now()
-      let reminders = try await store.read { try await TaskBook.reminders(of: userID, in: $0) }
-      let schedule = ReminderSchedule(reminders: reminders, timeZone: context.timeZone)
-      let due = schedule.due(after: checked, through: now)
-      if checked == .distantPast || !due.isEmpty {
-        var response = Response(code: .success)
-        response.sortType = .byDate
-        response.tasks = due.map { $0.task(in: context.timeZone) }
-        try await send(IntentAnswer(response))
+      let (schedule, waiting) = try await store.read { database in
+        (
+          ReminderSchedule(
+            reminders: try await TaskBook.reminders(of: userID, in: database), timeZone: context.timeZone),
+          try await ReminderInbox.hasWaiting(userID: userID, in: database)
+        )
+      }
+      if first || waiting || !schedule.occurrences(after: checked, through: now, limit: 1).isEmpty {
+        let claimed = try await store.write { database in
+          try await ReminderInbox.recordDue(userID: userID, schedule: schedule, now: now, in: database)
+          return try await ReminderInbox.claim(userID: userID, in: database)
+        }
+        if first || !claimed.isEmpty {
+          var response = Response(code: .success)
+          response.sortType = .byDate
+          response.tasks = claimed.map { $0.task.task(in: context.timeZone) }
+          do {
+            try await send(IntentAnswer(response))
+          } catch {
+            let firings = claimed.map(\.firing)
+            try? await store.write { try await ReminderInbox.unclaim(firings, of: userID, in: $0) }
+            throw error
+          }
+          first = false
+        }
       }
       checked = now
-      let rescan = now.addingTimeInterval(Self.rescanInterval)
-      try await clock.sleep(until: min(schedule.next(after: now) ?? rescan, rescan))
+      // Wake for the next time firing, or soon to see place firings and other replicas' changes.
+      let poll = now.addingTimeInterval(Self.pollInterval)
+      try await clock.sleep(until: min(schedule.next(after: now) ?? poll, poll))
     }
   }
 }

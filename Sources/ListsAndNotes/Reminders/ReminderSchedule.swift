@@ -31,6 +31,17 @@ package struct ReminderSchedule: Sendable {
     }.sorted { $0.1 < $1.1 }.map(\.0)
   }
 
+  /// Every moment in (`after`, `through`] at which a reminder comes due — a repeating one as often
+  /// as it repeats, up to `limit` times each — in time order (ties by task id).
+  package func occurrences(after: Date, through: Date, limit: Int = 1_000) -> [(task: StoredTask, at: Date)] {
+    reminders.flatMap { task -> [(task: StoredTask, at: Date)] in
+      guard let (start, rule) = start(of: task) else { return [] }
+      return Recurrence.occurrences(
+        start: start, rule: rule, timeZone: timeZone, after: after, through: through, limit: limit
+      ).map { (task, $0) }
+    }.sorted { ($0.at, $0.task.id) < ($1.at, $1.task.id) }
+  }
+
   /// The next moment after `date` at which a reminder comes due.
   package func next(after date: Date) -> Date? {
     reminders.compactMap { task in

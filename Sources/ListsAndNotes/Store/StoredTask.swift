@@ -76,6 +76,28 @@ package enum TaskBook {
     ).all().map(decode)
   }
 
+  /// Not-completed tasks of `userID` with a spatial trigger.
+  package static func placeReminders(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
+    try await database.raw(
+      """
+      SELECT \(columns) FROM notes_tasks
+      WHERE user_id = \(bind: userID) AND spatial_trigger <> '' AND status <> \(bind: TaskStatus.completed.rawValue)
+      ORDER BY task_id
+      """
+    ).all().map(decode)
+  }
+
+  /// The user's tasks with these ids.
+  package static func tasks(withIDs ids: Set<String>, of userID: String, in database: any SQLDatabase) async throws
+    -> [StoredTask]
+  {
+    guard !ids.isEmpty else { return [] }
+    let list = SQLList(ids.sorted().map { SQLBind($0) })
+    return try await database.raw(
+      "SELECT \(columns) FROM notes_tasks WHERE user_id = \(bind: userID) AND task_id IN (\(list))"
+    ).all().map(decode)
+  }
+
   package static func insert(_ task: StoredTask, in database: any SQLDatabase) async throws {
     try await database.raw(
       """

@@ -1,3 +1,4 @@
+package import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 package import IntentMeshProtos

@@ -1,3 +1,4 @@
+package import IntentsKit
 internal import Foundation
 
 /// Where UnicornRides picks up and drops off: a polygon (ray casting) or a circle, from the

@@ -1,3 +1,4 @@
+package import IntentsKit
 package import Foundation
 internal import SwiftProtobuf
 package import IntentMeshProtos

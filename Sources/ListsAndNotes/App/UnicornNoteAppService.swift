@@ -1,0 +1,86 @@
+internal import Foundation
+package import GRPCCore
+internal import IntentMeshProtos
+package import IntentsKit
+package import ListsAndNotesProtos
+internal import ServiceKit
+internal import SQLKit
+internal import SwiftProtobuf
+
+/// `intentmesh.notebook.v1.UnicornNoteApp`: UnicornNote's app side — the user's places, and where
+/// they are. Every call acts as the caller's verified identity (the bearer token's subject, checked
+/// by the server's `AuthenticationInterceptor`); a user names only their own places and fires only
+/// their own reminders.
+package struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServiceProtocol {
+  private let store: any IntentStore
+  private let clock: any DomainClock
+
+  package init(store: any IntentStore, clock: any DomainClock) {
+    self.store = store
+    self.clock = clock
+  }
+
+  package func setPlace(
+    request: Intentmesh_Notebook_V1_SetPlaceRequest, context: ServerContext
+  ) async throws -> Intentmesh_Notebook_V1_SetPlaceResponse {
+    let userID = try UserIdentity.caller()
+    let given = request.place
+    let radius = given.radiusMeters == 0 ? PlaceReminders.defaultRadiusMeters : given.radiusMeters
+    guard (20...5_000).contains(radius) else {
+      throw RPCError(code: .invalidArgument, message: "a place's radius is 20–5,000 m, not \(radius)")
+    }
+    let place = UserPlace(
+      name: try AppInput.displayName(given.name), point: try Self.point(given.latitude, given.longitude),
+      radiusMeters: radius)
+    try await store.write { try await UserPlaceBook.set(place, for: userID, in: $0) }
+    return .with { $0.place = place.appPlace }
+  }
+
+  package func listPlaces(
+    request: Intentmesh_Notebook_V1_ListPlacesRequest, context: ServerContext
+  ) async throws -> Intentmesh_Notebook_V1_ListPlacesResponse {
+    let userID = try UserIdentity.caller()
+    let places = try await store.read { try await UserPlaceBook.places(of: userID, in: $0) }
+    return .with { $0.places = places.map(\.appPlace) }
+  }
+
+  package func reportLocation(
+    request: Intentmesh_Notebook_V1_ReportLocationRequest, context: ServerContext
+  ) async throws -> Intentmesh_Notebook_V1_ReportLocationResponse {
+    let userID = try UserIdentity.caller()
+    let here = try Self.point(request.latitude, request.longitude)
+    let now = clock.now()
+    let fired = try await store.write { database in
+      let reminders = PlaceReminders(
+        reminders: try await TaskBook.placeReminders(of: userID, in: database),
+        places: try await UserPlaceBook.places(of: userID, in: database))
+      let fired = reminders.fired(from: try await UserPlaceBook.lastLocation(of: userID, in: database), to: here)
+      for (task, cause) in fired {
+        try await ReminderInbox.record(
+          .init(taskID: task.id, firedAt: NotebookTime.milliseconds(now), cause: cause), for: userID, in: database)
+      }
+      try await UserPlaceBook.setLocation(here, of: userID, at: now, in: database)
+      return fired.map(\.task)
+    }
+    return .with { $0.fired = fired.map { $0.task(in: .gmt) } }
+  }
+
+  /// A point on the globe: latitude within ±90, longitude within ±180, both finite.
+  static func point(_ latitude: Double, _ longitude: Double) throws -> GeoPoint {
+    guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {
+      throw RPCError(code: .invalidArgument, message: "(\(latitude), \(longitude)) is not a point on the globe")
+    }
+    return GeoPoint(latitude: latitude, longitude: longitude)
+  }
+}
+
+extension UserPlace {
+  var appPlace: Intentmesh_Notebook_V1_Place {
+    .with {
+      $0.name = name
+      $0.latitude = point.latitude
+      $0.longitude = point.longitude
+      $0.radiusMeters = radiusMeters
+    }
+  }
+}
