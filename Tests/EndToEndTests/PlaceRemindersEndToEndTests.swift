@@ -89,6 +89,15 @@ struct PlaceRemindersEndToEndTests {
             }
           }, identifier: "add-call-mom"), as: "ava", on: client)
       #expect(added.response.codeName == "success")
+      // The app reads what the intent made; nobody else's notebook holds it.
+      let notebook = try await app.listNotebook(.with { $0.timeZone = "Europe/Zurich" }, metadata: ava)
+      #expect(notebook.taskLists.flatMap(\.tasks).map(\.title.spokenPhrase) == ["Call mom"])
+      #expect(notebook.taskLists.first?.tasks.first?.spatialEventTrigger.event == .arrive)
+      let evesBook = try await app.listNotebook(.init(), metadata: TestIdentity.metadata(for: "eve"))
+      #expect(evesBook.taskLists.flatMap(\.tasks).allSatisfy { $0.title.spokenPhrase != "Call mom" })
+      await MessagingDeliveryTests.expectStatus(.invalidArgument) {
+        _ = try await app.listNotebook(.with { $0.timeZone = "Mars/Olympus" }, metadata: ava)
+      }
       #expect(try await Self.report(Self.away, as: "ava", on: app).isEmpty)
 
       // Ava follows her reminders; she arrives at work.

@@ -65,6 +65,23 @@ package struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.Simp
     return .with { $0.fired = fired.map { $0.task(in: .gmt) } }
   }
 
+  package func listNotebook(
+    request: Intentmesh_Notebook_V1_ListNotebookRequest, context: ServerContext
+  ) async throws -> Intentmesh_Notebook_V1_ListNotebookResponse {
+    let userID = try UserIdentity.caller()
+    guard let zone = request.timeZone.isEmpty ? TimeZone.gmt : TimeZone(identifier: request.timeZone) else {
+      throw RPCError(code: .invalidArgument, message: "\"\(request.timeZone.prefix(60))\" is no IANA time zone")
+    }
+    let notebook = try await store.read { try await Notebook.load(userID: userID, in: $0) }
+    let tasksByList = Dictionary(grouping: notebook.tasks, by: \.listID)
+    return .with {
+      $0.notes = notebook.notes.sorted { ($0.modifiedAt, $0.id) > ($1.modifiedAt, $1.id) }.map { $0.note(in: zone) }
+      $0.taskLists = notebook.lists.sorted { ($0.modifiedAt, $0.id) > ($1.modifiedAt, $1.id) }.map { list in
+        list.taskList(tasks: tasksByList[list.id] ?? [], in: zone)
+      }
+    }
+  }
+
   /// A point on the globe: latitude within ±90, longitude within ±180, both finite.
   static func point(_ latitude: Double, _ longitude: Double) throws -> GeoPoint {
     guard latitude.isFinite, longitude.isFinite, abs(latitude) <= 90, abs(longitude) <= 180 else {

@@ -59,11 +59,25 @@ package enum Intentmesh_Notebook_V1_UnicornNoteApp: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "ListNotebook" metadata.
+        package enum ListNotebook: Sendable {
+            /// Request type for "ListNotebook".
+            package typealias Input = Intentmesh_Notebook_V1_ListNotebookRequest
+            /// Response type for "ListNotebook".
+            package typealias Output = Intentmesh_Notebook_V1_ListNotebookResponse
+            /// Descriptor for "ListNotebook".
+            package static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "intentmesh.notebook.v1.UnicornNoteApp"),
+                method: "ListNotebook",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "intentmesh.notebook.v1.UnicornNoteApp" service.
         package static let descriptors: [GRPCCore.MethodDescriptor] = [
             SetPlace.descriptor,
             ListPlaces.descriptor,
-            ReportLocation.descriptor
+            ReportLocation.descriptor,
+            ListNotebook.descriptor
         ]
     }
 }
@@ -150,6 +164,25 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp {
             request: GRPCCore.StreamingServerRequest<Intentmesh_Notebook_V1_ReportLocationRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Notebook_V1_ReportLocationResponse>
+
+        /// Handle the "ListNotebook" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+        /// > the intents made them, most recently modified first.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Intentmesh_Notebook_V1_ListNotebookRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Intentmesh_Notebook_V1_ListNotebookResponse` messages.
+        func listNotebook(
+            request: GRPCCore.StreamingServerRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Notebook_V1_ListNotebookResponse>
     }
 
     /// Service protocol for the "intentmesh.notebook.v1.UnicornNoteApp" service.
@@ -220,6 +253,25 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp {
             request: GRPCCore.ServerRequest<Intentmesh_Notebook_V1_ReportLocationRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Intentmesh_Notebook_V1_ReportLocationResponse>
+
+        /// Handle the "ListNotebook" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+        /// > the intents made them, most recently modified first.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Notebook_V1_ListNotebookRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Intentmesh_Notebook_V1_ListNotebookResponse` message.
+        func listNotebook(
+            request: GRPCCore.ServerRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Intentmesh_Notebook_V1_ListNotebookResponse>
     }
 
     /// Simple service protocol for the "intentmesh.notebook.v1.UnicornNoteApp" service.
@@ -288,6 +340,25 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp {
             request: Intentmesh_Notebook_V1_ReportLocationRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Intentmesh_Notebook_V1_ReportLocationResponse
+
+        /// Handle the "ListNotebook" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+        /// > the intents made them, most recently modified first.
+        ///
+        /// - Parameters:
+        ///   - request: A `Intentmesh_Notebook_V1_ListNotebookRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Intentmesh_Notebook_V1_ListNotebookResponse` to respond with.
+        func listNotebook(
+            request: Intentmesh_Notebook_V1_ListNotebookRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Intentmesh_Notebook_V1_ListNotebookResponse
     }
 }
 
@@ -323,6 +394,17 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp.StreamingServiceProtocol {
             serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Notebook_V1_ReportLocationResponse>(),
             handler: { request, context in
                 try await self.reportLocation(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
+            forMethod: Intentmesh_Notebook_V1_UnicornNoteApp.Method.ListNotebook.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Notebook_V1_ListNotebookRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Notebook_V1_ListNotebookResponse>(),
+            handler: { request, context in
+                try await self.listNotebook(
                     request: request,
                     context: context
                 )
@@ -366,6 +448,17 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp.ServiceProtocol {
         )
         return GRPCCore.StreamingServerResponse(single: response)
     }
+
+    package func listNotebook(
+        request: GRPCCore.StreamingServerRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Notebook_V1_ListNotebookResponse> {
+        let response = try await self.listNotebook(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
 }
 
 // Default implementation of methods from 'ServiceProtocol'.
@@ -403,6 +496,19 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Intentmesh_Notebook_V1_ReportLocationResponse> {
         return GRPCCore.ServerResponse<Intentmesh_Notebook_V1_ReportLocationResponse>(
             message: try await self.reportLocation(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    package func listNotebook(
+        request: GRPCCore.ServerRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Intentmesh_Notebook_V1_ListNotebookResponse> {
+        return GRPCCore.ServerResponse<Intentmesh_Notebook_V1_ListNotebookResponse>(
+            message: try await self.listNotebook(
                 request: request.message,
                 context: context
             ),
@@ -494,6 +600,30 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp {
             deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Notebook_V1_ReportLocationResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Notebook_V1_ReportLocationResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "ListNotebook" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+        /// > the intents made them, most recently modified first.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Notebook_V1_ListNotebookRequest` message.
+        ///   - serializer: A serializer for `Intentmesh_Notebook_V1_ListNotebookRequest` messages.
+        ///   - deserializer: A deserializer for `Intentmesh_Notebook_V1_ListNotebookResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func listNotebook<Result>(
+            request: GRPCCore.ClientRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+            serializer: some GRPCCore.MessageSerializer<Intentmesh_Notebook_V1_ListNotebookRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Notebook_V1_ListNotebookResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Notebook_V1_ListNotebookResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
     }
 
@@ -621,6 +751,41 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "ListNotebook" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+        /// > the intents made them, most recently modified first.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Notebook_V1_ListNotebookRequest` message.
+        ///   - serializer: A serializer for `Intentmesh_Notebook_V1_ListNotebookRequest` messages.
+        ///   - deserializer: A deserializer for `Intentmesh_Notebook_V1_ListNotebookResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        package func listNotebook<Result>(
+            request: GRPCCore.ClientRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+            serializer: some GRPCCore.MessageSerializer<Intentmesh_Notebook_V1_ListNotebookRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Notebook_V1_ListNotebookResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Notebook_V1_ListNotebookResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Intentmesh_Notebook_V1_UnicornNoteApp.Method.ListNotebook.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -712,6 +877,36 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Notebook_V1_ReportLocationRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Notebook_V1_ReportLocationResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ListNotebook" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+    /// > the intents made them, most recently modified first.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Intentmesh_Notebook_V1_ListNotebookRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    package func listNotebook<Result>(
+        request: GRPCCore.ClientRequest<Intentmesh_Notebook_V1_ListNotebookRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Notebook_V1_ListNotebookResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.listNotebook(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Notebook_V1_ListNotebookRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Notebook_V1_ListNotebookResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -817,6 +1012,40 @@ extension Intentmesh_Notebook_V1_UnicornNoteApp.ClientProtocol {
             metadata: metadata
         )
         return try await self.reportLocation(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "ListNotebook" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Everything the caller has in UnicornNote: their notes and task lists (with their tasks), as
+    /// > the intents made them, most recently modified first.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    package func listNotebook<Result>(
+        _ message: Intentmesh_Notebook_V1_ListNotebookRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Notebook_V1_ListNotebookResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Intentmesh_Notebook_V1_ListNotebookRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.listNotebook(
             request: request,
             options: options,
             onResponse: handleResponse

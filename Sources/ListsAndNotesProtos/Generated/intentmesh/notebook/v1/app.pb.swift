@@ -131,6 +131,33 @@ package nonisolated struct Intentmesh_Notebook_V1_ReportLocationResponse: Sendab
   package init() {}
 }
 
+package nonisolated struct Intentmesh_Notebook_V1_ListNotebookRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The time zone dates are given in (IANA, e.g. "Europe/Zurich"); empty: UTC.
+  package var timeZone: String = String()
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
+package nonisolated struct Intentmesh_Notebook_V1_ListNotebookResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  package var notes: [Intentmesh_Notebook_V1_Note] = []
+
+  package var taskLists: [Intentmesh_Notebook_V1_TaskList] = []
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "intentmesh.notebook.v1"
@@ -357,6 +384,71 @@ nonisolated extension Intentmesh_Notebook_V1_ReportLocationResponse: SwiftProtob
 
   package static func ==(lhs: Intentmesh_Notebook_V1_ReportLocationResponse, rhs: Intentmesh_Notebook_V1_ReportLocationResponse) -> Bool {
     if lhs.fired != rhs.fired {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_Notebook_V1_ListNotebookRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".ListNotebookRequest"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}time_zone\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.timeZone) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.timeZone.isEmpty {
+      try visitor.visitSingularStringField(value: self.timeZone, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_Notebook_V1_ListNotebookRequest, rhs: Intentmesh_Notebook_V1_ListNotebookRequest) -> Bool {
+    if lhs.timeZone != rhs.timeZone {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_Notebook_V1_ListNotebookResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".ListNotebookResponse"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}notes\0\u{3}task_lists\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.notes) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.taskLists) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.notes.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.notes, fieldNumber: 1)
+    }
+    if !self.taskLists.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.taskLists, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_Notebook_V1_ListNotebookResponse, rhs: Intentmesh_Notebook_V1_ListNotebookResponse) -> Bool {
+    if lhs.notes != rhs.notes {return false}
+    if lhs.taskLists != rhs.taskLists {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
