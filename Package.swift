@@ -308,7 +308,7 @@ let package = Package(
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
         "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting",
         "ReflectionProtos",
-        grpcCore, grpcHTTP2,
+        grpcCore, grpcHTTP2, grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
       swiftSettings: strictSettings

@@ -1,6 +1,6 @@
 internal import SwiftProtobuf
 package import Foundation
-internal import GRPCCore
+package import GRPCCore
 package import GRPCInProcessTransport
 package import IntentMeshProtos
 package import IntentsKit
@@ -28,6 +28,15 @@ package struct InProcessDomain: Sendable {
   package func run<T: Sendable>(
     _ body: (Client, HealthClient, PreparedDomain, any IntentStore) async throws -> T
   ) async throws -> T {
+    try await serve { grpcClient, prepared, store in
+      try await body(Client(wrapping: grpcClient), HealthClient(wrapping: grpcClient), prepared, store)
+    }
+  }
+
+  /// Serves the domain until `body` returns, with the raw client: for the domain's app services.
+  package func serve<T: Sendable>(
+    _ body: (GRPCClient<InProcessTransport.Client>, PreparedDomain, any IntentStore) async throws -> T
+  ) async throws -> T {
     var logger = Logger(label: "test.\(definition.serviceName)")
     logger.logLevel = .warning
     let opened = try await TestStore.open(named: definition.serviceName, logger: logger)
@@ -43,7 +52,7 @@ package struct InProcessDomain: Sendable {
       ) { _ in
         try await withGRPCClient(transport: transport.client, interceptors: [ContextUserTokenInterceptor()]) {
           grpcClient in
-          try await body(Client(wrapping: grpcClient), HealthClient(wrapping: grpcClient), prepared, store)
+          try await body(grpcClient, prepared, store)
         }
       }
       try await opened.dispose()
