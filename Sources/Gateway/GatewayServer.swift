@@ -37,9 +37,11 @@ package struct GatewayServer: Sendable {
       maxRequestMessageBytes: configuration.maxRequestMessageBytes, tls: relayed ? nil : configuration.tls)
     let metrics = RPCMetrics()
     let verifier = try await configuration.authentication.makeVerifier(logger: logger)
-    let reflection = try ReflectionService(services: [
-      "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health",
-    ])
+    // Behind the relay, the domains' app services are answered on the public port too: listed as
+    // the directory knows them.
+    let reflection = try ReflectionService(
+      services: ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"],
+      relayed: { relayed ? Array(directory.table.appServices.keys) : [] })
     let server = GRPCServer(
       transport: transport,
       services: [

@@ -131,7 +131,14 @@ struct OperationsEndToEndTests {
         payments.port,
         ["grpc.health.v1.Health", "intentmesh.payments.v1.UnicornPayApp", "intentmesh.v1.IntentsExtension"]
       ),
-      (gateway.port, ["grpc.health.v1.Health", "intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension"]),
+      // The gateway lists the app service it relays to the payments domain beside its own.
+      (
+        gateway.port,
+        [
+          "grpc.health.v1.Health", "intentmesh.gateway.v1.Gateway", "intentmesh.payments.v1.UnicornPayApp",
+          "intentmesh.v1.IntentsExtension",
+        ]
+      ),
     ] {
       for service in ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"] {
         let answers = try await Self.reflect(

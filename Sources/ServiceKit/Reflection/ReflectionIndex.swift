@@ -18,11 +18,14 @@ package struct ReflectionIndex: Sendable {
   private var fileOfExtension: [String: [Int32: String]] = [:]
   /// The services the server answers, by full name.
   package let services: [String]
+  /// Services answered on the same port that come and go (a gateway's relayed app services).
+  let relayed: @Sendable () -> [String]
 
   /// Indexes `descriptorSet` (a serialized google.protobuf.FileDescriptorSet) for a server
   /// offering `services`.
-  package init(descriptorSet: Data, services: [String]) throws {
+  package init(descriptorSet: Data, services: [String], relayed: @escaping @Sendable () -> [String] = { [] }) throws {
     self.services = services.sorted()
+    self.relayed = relayed
     let set = try Google_Protobuf_FileDescriptorSet(serializedBytes: descriptorSet)
     for file in set.file {
       serialized[file.name] = try file.serializedBytes()
@@ -42,11 +45,13 @@ package struct ReflectionIndex: Sendable {
   package struct EmbeddedSetUnreadable: Error {}
 
   /// The index of the descriptor set generated from Protos/.
-  package static func embedded(services: [String]) throws -> ReflectionIndex {
+  package static func embedded(services: [String], relayed: @escaping @Sendable () -> [String] = { [] }) throws
+    -> ReflectionIndex
+  {
     guard let data = Data(base64Encoded: ReflectionDescriptorSet.base64, options: .ignoreUnknownCharacters) else {
       throw EmbeddedSetUnreadable()
     }
-    return try ReflectionIndex(descriptorSet: data, services: services)
+    return try ReflectionIndex(descriptorSet: data, services: services, relayed: relayed)
   }
 
   private mutating func index(_ message: Google_Protobuf_DescriptorProto, prefix: String, file: String) {
@@ -92,7 +97,9 @@ package struct ReflectionIndex: Sendable {
         })
     case .listServices:
       response.messageResponse = .listServicesResponse(
-        .with { list in list.service = services.map { name in .with { $0.name = name } } })
+        .with { list in
+          list.service = Set(services + relayed()).sorted().map { name in .with { $0.name = name } }
+        })
     case nil:
       response.messageResponse = .errorResponse(
         .with {

@@ -11,9 +11,11 @@ package struct ReflectionService: RegistrableRPCService {
 
   let index: ReflectionIndex
 
-  /// Reflection over the embedded descriptor set, listing `services` (the reflection services are added).
-  package init(services: [String]) throws {
-    self.index = try ReflectionIndex.embedded(services: services + Self.serviceNames)
+  /// Reflection over the embedded descriptor set, listing `services` (the reflection services are
+  /// added) and, each time it is asked, the services `relayed` names (answered on the same port by
+  /// someone else, e.g. the domains' app services behind a gateway).
+  package init(services: [String], relayed: @escaping @Sendable () -> [String] = { [] }) throws {
+    self.index = try ReflectionIndex.embedded(services: services + Self.serviceNames, relayed: relayed)
   }
 
   package func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
