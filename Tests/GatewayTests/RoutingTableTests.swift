@@ -33,6 +33,31 @@ struct RoutingTableTests {
     (DomainEndpoint(host: "c", port: 3), manifest("HornChat", [], ["INSendMessageIntent"])),
   ])
 
+  @Test("app services route by path to every replica declaring them; the gateway's own services never")
+  func appServices() {
+    var pay = Self.manifest("UnicornPay", [], ["INSendPaymentIntent"])
+    pay.appServices = [
+      "intentmesh.payments.v1.UnicornPayApp", "intentmesh.gateway.v1.Gateway", "grpc.health.v1.Health",
+      "grpc.reflection.v1.ServerReflection", "intentmesh.v1.IntentsExtension",
+    ]
+    let table = RoutingTable(manifests: [
+      (DomainEndpoint(host: "p1", port: 1), pay), (DomainEndpoint(host: "p2", port: 2), pay),
+      (DomainEndpoint(host: "p1", port: 1), pay),
+    ])
+    #expect(
+      table.appServiceReplicas(path: "/intentmesh.payments.v1.UnicornPayApp/GetProfile") == [
+        DomainEndpoint(host: "p1", port: 1), DomainEndpoint(host: "p2", port: 2),
+      ])
+    #expect(Array(table.appServices.keys) == ["intentmesh.payments.v1.UnicornPayApp"])
+    for path in [
+      "/intentmesh.gateway.v1.Gateway/Interact", "/grpc.health.v1.Health/Check",
+      "/intentmesh.v1.IntentsExtension/Handle", "/intentmesh.payments.v1.UnicornPayApp", "UnicornPayApp/GetProfile",
+      "/", "",
+    ] {
+      #expect(table.appServiceReplicas(path: path) == nil, "\(path)")
+    }
+  }
+
   @Test("routes by class when one app declares it")
   func byClass() throws {
     #expect(try table.route(intentClass: "INSearchForMessagesIntent", appName: "").appName == "UnicornChat")

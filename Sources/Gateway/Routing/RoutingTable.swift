@@ -47,7 +47,8 @@ package struct RoutingTable: Sendable {
     var routes: [String: [Route]] = [:]
     var appServices: [String: [DomainEndpoint]] = [:]
     for (endpoint, manifest) in manifests {
-      for service in manifest.appServices where !(appServices[service]?.contains(endpoint) ?? false) {
+      for service in manifest.appServices
+      where !Self.isReserved(service) && !(appServices[service]?.contains(endpoint) ?? false) {
         appServices[service, default: []].append(endpoint)
       }
       let alternatives = manifest.alternativeAppNames.map(\.name)
@@ -67,6 +68,13 @@ package struct RoutingTable: Sendable {
     }
     self.routes = routes
     self.appServices = appServices
+  }
+
+  /// Whether `service` is one the gateway answers itself (its own API, the Intents extension it
+  /// routes, health, reflection): a domain declaring it as an app service is not relayed it.
+  package static func isReserved(_ service: String) -> Bool {
+    ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"].contains(service)
+      || service.hasPrefix("grpc.reflection.")
   }
 
   /// The replicas serving the app-side service a call's `:path` ("/package.Service/Method")

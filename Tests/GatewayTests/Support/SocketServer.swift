@@ -6,6 +6,7 @@ import GRPCNIOTransportHTTP2
 import IntentsKit
 import IntentsKitTesting
 import ServiceKit
+import Synchronization
 
 /// A gRPC server on a loopback port inside the test process, that a test can stop and start again
 /// on the same port (to kill a domain mid-test).
@@ -34,16 +35,39 @@ final class SocketServer: Sendable {
     self.port = port
   }
 
-  /// Stops at once, as a killed process would: connections drop, nothing drains.
+  /// Stops as a killed process would: connections drop, nothing drains.
   /// - Parameter goAway: send GOAWAY first, so that streams a peer opens in the meantime are
-  ///   refused by HTTP/2. Without it, grpc-swift's server can trap on a stream that arrives while it
-  ///   is cancelled ("Deinited NIOAsyncWriter without calling finish()"), taking the test process
-  ///   with it (a killed process has no such window: the kernel closes its sockets). Without it,
-  ///   streams in flight are reset rather than finished.
+  ///   refused by HTTP/2, and give streams already under way a second to be accepted. Without it,
+  ///   grpc-swift's server can trap on a stream that arrives while it is cancelled ("Deinited
+  ///   NIOAsyncWriter without calling finish()", apple/swift-nio#3481), taking the test process with
+  ///   it (a killed process has no such window: the kernel closes its sockets). Without it, streams
+  ///   in flight are reset rather than finished.
   func kill(goAway: Bool = true) async {
-    if goAway { server.beginGracefulShutdown() }
-    task.cancel()
-    _ = try? await task.value
+    if goAway {
+      server.beginGracefulShutdown()
+      // Streams the peer opened before the GOAWAY reached it are accepted (and then cancelled with
+      // the rest) rather than left unread when the serving task is cancelled, which traps: give them
+      // up to a second, less when the server drains by itself.
+      let drained = Drained()
+      let task = self.task
+      let watcher = Task {
+        _ = try? await task.value
+        drained.flag.store(true, ordering: .releasing)
+      }
+      let deadline = ContinuousClock.now + .seconds(1)
+      while ContinuousClock.now < deadline, !drained.flag.load(ordering: .acquiring) {
+        try? await Task.sleep(for: .milliseconds(20))
+      }
+      task.cancel()
+      await watcher.value
+    } else {
+      task.cancel()
+      _ = try? await task.value
+    }
+  }
+
+  private final class Drained: Sendable {
+    let flag = Atomic<Bool>(false)
   }
 
   func stop() async {

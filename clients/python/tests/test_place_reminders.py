@@ -7,7 +7,6 @@ domain's own port and through the gateway; live streams are followed through the
 test uses users of its own (ids with a uuid suffix)."""
 import queue
 import threading
-import time
 import uuid
 
 import grpc
@@ -170,8 +169,8 @@ def test_bad_places_and_locations_are_invalid_arguments_and_change_nothing(stack
     ]:
         s.expect_status(set_call(place), code.INVALID_ARGUMENT, *([mention] if mention else []))
     for latitude, longitude in [(91, 0), (0, 200), (float("nan"), 0)]:
-        s.expect_status(lambda: note_app.ReportLocation(app.ReportLocationRequest(latitude=latitude, longitude=longitude),
-                                                        metadata=ava.auth, timeout=s.TIMEOUT),
+        where = app.ReportLocationRequest(latitude=latitude, longitude=longitude)
+        s.expect_status(lambda: note_app.ReportLocation(where, metadata=ava.auth, timeout=s.TIMEOUT),
                         code.INVALID_ARGUMENT, "not a point")
     s.expect_status(lambda: note_app.ListPlaces(app.ListPlacesRequest(), metadata=[("authorization", "Bearer x")],
                                                 timeout=s.TIMEOUT),
