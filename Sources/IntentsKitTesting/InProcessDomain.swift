@@ -5,7 +5,7 @@ package import GRPCInProcessTransport
 package import IntentMeshProtos
 package import IntentsKit
 internal import Logging
-package import ServiceKit
+internal import ServiceKit
 
 /// Runs a domain in-process, exactly as its executable assembles it, for service tests: a fresh
 /// store (`TestStore`), the IntentsExtension and health services behind an in-process transport, and a

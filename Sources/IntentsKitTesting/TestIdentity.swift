@@ -1,6 +1,6 @@
 package import Foundation
 package import GRPCCore
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import Logging
 package import ServiceKit
 internal import Synchronization
