@@ -49,7 +49,8 @@ package struct GatewayServer: Sendable {
         reflection,
       ],
       interceptors: [
-        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), AuthenticationInterceptor(verifier: verifier),
+        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), UnexpectedErrorInterceptor(logger: logger),
+        AuthenticationInterceptor(verifier: verifier),
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )

@@ -94,6 +94,37 @@ struct SharedStoreTests {
     try await second.close()
     try await opened.dispose()
   }
+
+  /// A transaction whose task is cancelled (a client that stops a live search) ends on its
+  /// connection: the connection's next transaction begins, and nothing the cancelled one wrote lands.
+  @Test("a cancelled transaction is rolled back and leaves its connection usable")
+  func cancelledTransaction() async throws {
+    let opened = try await TestStore.open(named: "shared-cancel")
+    let store = opened.store
+    try await SchemaMigrator.migrate(store, Self.migrations)
+    for write in [false, true] {
+      let started = AsyncStream<Void>.makeStream()
+      let transaction = Task {
+        let body: @Sendable (any SQLDatabase) async throws -> Void = { database in
+          if write { try await database.raw("UPDATE counters SET value = 7").run() }
+          started.continuation.yield()
+          // Waits for the cancellation, then reads on: the query may be refused as cancelled.
+          try? await Task.sleep(for: .seconds(30))
+          try await database.raw("SELECT value FROM counters").run()
+          throw CancellationError()
+        }
+        try await write ? store.write(body) : store.read(body)
+      }
+      var iterator = started.stream.makeAsyncIterator()
+      await iterator.next()
+      transaction.cancel()
+      _ = await transaction.result
+      // Every connection begins its next transaction (reads go round the reader connections).
+      for _ in 0..<8 { #expect(try await Self.value(store) == 0) }
+      try await store.write { try await $0.raw("UPDATE counters SET value = 0").run() }
+    }
+    try await opened.dispose()
+  }
 }
 
 extension IntentStore {

@@ -220,15 +220,8 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
       return try await body()
     } catch let error as any RPCErrorConvertible {
       throw RPCError(code: error.rpcErrorCode, message: error.rpcErrorMessage, metadata: error.rpcErrorMetadata)
-    } catch let error as RPCError {
-      throw error
-    } catch is CancellationError {
-      throw RPCError(code: .cancelled, message: "\(method) was cancelled")
     } catch {
-      let requestID = RequestID.current ?? "-"
-      scope.logger.error(
-        "\(method) failed", metadata: ["request-id": "\(requestID)", "error": "\(String(reflecting: error))"])
-      throw RPCError(code: .internalError, message: "\(method) failed inside the service (request id \(requestID))")
+      throw UnexpectedErrorInterceptor.answer(for: error, method: method, logger: scope.logger)
     }
   }
 }

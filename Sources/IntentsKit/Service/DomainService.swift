@@ -69,7 +69,8 @@ package struct DomainService: Sendable {
       transport: transport,
       services: prepared.services + [reflection],
       interceptors: [
-        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), AuthenticationInterceptor(verifier: verifier),
+        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), UnexpectedErrorInterceptor(logger: logger),
+        AuthenticationInterceptor(verifier: verifier),
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )

@@ -81,16 +81,24 @@ package final class SQLiteStore: IntentStore {
     on lane: Lane, begin: String, _ body: @Sendable (any SQLDatabase) async throws -> T
   ) async throws -> T {
     try await lane.lock.withLock {
-      try await lane.database.raw(SQLQueryString(begin)).run()
+      try await Self.run(begin, on: lane)
       do {
         let result = try await body(lane.database)
-        try await lane.database.raw("COMMIT").run()
+        try await Self.run("COMMIT", on: lane)
         return result
       } catch {
-        try? await lane.database.raw("ROLLBACK").run()
+        try? await Self.run("ROLLBACK", on: lane)
         throw error
       }
     }
+  }
+
+  /// Runs a transaction-control statement whether or not the task is cancelled: the async query
+  /// API skips work whose task is cancelled, and a skipped ROLLBACK would leave the connection
+  /// inside a transaction its next caller cannot begin.
+  private static func run(_ statement: String, on lane: Lane) async throws {
+    let done: EventLoopFuture<[SQLiteRow]> = lane.connection.query(statement, [])
+    _ = try await done.get()
   }
 
   package func close() async throws {
