@@ -17,19 +17,23 @@ struct MessagingLiveFollowTests {
   typealias App = MessagingDeliveryTests.App
   typealias Extension = MessagingDeliveryTests.Extension
 
-  static func signUp(_ user: String, _ name: String, contacts: [(String, String)], on app: App) async throws {
-    let metadata = TestIdentity.metadata(for: user)
+  static func signUp(_ user: String, _ name: String, on app: App) async throws {
     _ = try await app.signUp(
       .with {
         $0.displayName = name; $0.handle = "\(user)@unicorn.chat"
-      }, metadata: metadata)
+      }, metadata: TestIdentity.metadata(for: user))
+  }
+
+  /// Adds contacts to `user`'s book (after their users signed up: a contact is bound to the user
+  /// who holds its handle when it is added).
+  static func add(_ contacts: [(String, String)], for user: String, on app: App) async throws {
     for (contactName, handle) in contacts {
       _ = try await app.addContact(
         .with {
           $0.contact = .with {
             $0.displayName = contactName; $0.handle = handle
           }
-        }, metadata: metadata)
+        }, metadata: TestIdentity.metadata(for: user))
     }
   }
 
@@ -76,12 +80,16 @@ struct MessagingLiveFollowTests {
     let gateway = try await ServiceProcess(
       "gateway", arguments: ["--port", "0", "--domain", "127.0.0.1:\(service.port)"])
     try await MessagingDeliveryTests().withClients(port: gateway.port) { app, client in
-      try await Self.signUp("ava", "Ava Stardust", contacts: [("Ben Moonbeam", "ben@unicorn.chat")], on: app)
-      try await Self.signUp(
-        "ben", "Ben Moonbeam", contacts: [("Ava Stardust", "ava@unicorn.chat"), ("Cleo Comet", "cleo@unicorn.chat")],
-        on: app)
-      try await Self.signUp("cleo", "Cleo Comet", contacts: [("Ben Moonbeam", "ben@unicorn.chat")], on: app)
-      try await Self.signUp("eve", "Eve Shadow", contacts: [("Ava Stardust", "ava@unicorn.chat")], on: app)
+      for (user, name) in [
+        ("ava", "Ava Stardust"), ("ben", "Ben Moonbeam"), ("cleo", "Cleo Comet"), ("eve", "Eve Shadow"),
+      ] {
+        try await Self.signUp(user, name, on: app)
+      }
+      try await Self.add([("Ben Moonbeam", "ben@unicorn.chat")], for: "ava", on: app)
+      try await Self.add(
+        [("Ava Stardust", "ava@unicorn.chat"), ("Cleo Comet", "cleo@unicorn.chat")], for: "ben", on: app)
+      try await Self.add([("Ben Moonbeam", "ben@unicorn.chat")], for: "cleo", on: app)
+      try await Self.add([("Ava Stardust", "ava@unicorn.chat")], for: "eve", on: app)
       let before = try await MessagingDeliveryTests.handle(try Self.message("Ben", "one"), as: "ava", on: client)
       #expect(before.response.codeName == "success")
 

@@ -89,15 +89,12 @@ struct ReminderDeliveryTests {
     try await NotesFixture.with { fixture in
       try await addReminder(fixture, "Leave work", at(17))
       fixture.clock.advance(by: 8 * 3_600)
-      let schedule = try await fixture.store.read {
-        ReminderSchedule(
-          reminders: try await TaskBook.reminders(of: NotesSeed.demoUser, in: $0), timeZone: NotesFixture.zurich)
-      }
+      let now = fixture.clock.now()
       let (first, second) = try await fixture.store.write { database in
         try await ReminderInbox.recordDue(
-          userID: NotesSeed.demoUser, schedule: schedule, now: fixture.clock.now(), in: database)
+          userID: NotesSeed.demoUser, timeZone: NotesFixture.zurich, now: now, in: database)
         try await ReminderInbox.recordDue(
-          userID: NotesSeed.demoUser, schedule: schedule, now: fixture.clock.now(), in: database)
+          userID: NotesSeed.demoUser, timeZone: NotesFixture.zurich, now: now, in: database)
         return (
           try await ReminderInbox.claim(userID: NotesSeed.demoUser, in: database),
           try await ReminderInbox.claim(userID: NotesSeed.demoUser, in: database)

@@ -88,6 +88,31 @@ struct PaymentsBetweenUsersTests {
     }
   }
 
+  @Test("what a user can put in another's book is bounded: a note of 500 characters, 10 pending requests")
+  func bounded() async throws {
+    try await PaymentsFixture.with { fixture in
+      var long = Self.ask()
+      long.note = String(repeating: "x", count: 501)
+      let tooLong = try await fixture.handle(fixture.request, long)
+      #expect(tooLong.userActivity?.userInfo["error"] == "noteTooLong")
+      var paidNote = SendPaymentIntent.with {
+        $0.payee = person("CJ"); $0.currencyAmount = usd(1)
+      }
+      paidNote.note = long.note
+      #expect(try await fixture.handle(fixture.send, paidNote).userActivity?.userInfo["error"] == "noteTooLong")
+      for _ in 0..<PaymentRequests.maximumPending {
+        #expect(try await fixture.handle(fixture.request, Self.ask()).response.code == .success)
+      }
+      let eleventh = try await fixture.handle(fixture.request, Self.ask())
+      #expect(eleventh.userActivity?.userInfo["error"] == "tooManyPendingRequests")
+      #expect(try await Self.cjsBills(fixture).count == PaymentRequests.maximumPending)
+      // Once CJ declines one, Diana may ask again.
+      let first = try #require(try await Self.cjsBills(fixture).first)
+      try await fixture.store.write { try await PaymentRequests.decline(first, in: $0) }
+      #expect(try await fixture.handle(fixture.request, Self.ask()).response.code == .success)
+    }
+  }
+
   @Test("a request is paid in full and today; a declined one is canceled on both sides and cannot be paid")
   func partAndDecline() async throws {
     try await PaymentsFixture.with { fixture in
@@ -129,7 +154,7 @@ struct PaymentsBetweenUsersTests {
     }
   }
 
-  @Test("a payee is a user only while a profile has their handle; asking or paying oneself is refused")
+  @Test("a payee is the user who held the handle when added; a later claim takes nothing; paying oneself is refused")
   func payeesAreUsers() async throws {
     try await PaymentsFixture.with { fixture in
       let payees = try await fixture.store.read { try await PayeeBook.payees(of: "diana", in: $0) }
@@ -138,7 +163,8 @@ struct PaymentsBetweenUsersTests {
           "buttercup", "celestra-moon", "celestra-star", "cj", "lucky", "scott",
         ])
       #expect(payees.first { $0.id == "lucky" }?.credentialsVerified == false)
-      // Pinky signs up: from then on she can be paid (the contact row did not change).
+      // Pinky signs up: Diana's payee named by that handle stays nobody (someone who claims a handle
+      // later takes nobody's payments) until Diana adds the handle again, meaning her.
       try await fixture.store.write { database in
         try await PaymentsApp.signUp(
           PaymentProfile(userID: "pinky", displayName: "Pinky", handle: "PINKY@meadow.example"), in: database)
@@ -148,14 +174,29 @@ struct PaymentsBetweenUsersTests {
             currency: "USD"),
           at: 0, in: database)
       }
-      let toPinky = try await fixture.handle(
-        fixture.send,
-        SendPaymentIntent.with {
-          $0.payee = person("Pinky Nose")
-          $0.currencyAmount = usd(5)
-        })
-      #expect(toPinky.response.code == .success)
+      let toPinky = SendPaymentIntent.with {
+        $0.payee = person("Pinky Nose")
+        $0.currencyAmount = usd(5)
+      }
+      let before = try await fixture.handle(fixture.send, toPinky)
+      #expect(before.response.code == .failure)
+      #expect(try await fixture.balance("pinky-balance") == 0)
+      let bound = try await fixture.store.write { database in
+        try await PaymentsApp.addPayee(
+          Payee(id: "pinky-again", displayName: "Pinky Nose", givenName: "Pinky", handle: "pinky@meadow.example"),
+          for: "diana", in: database)
+      }
+      #expect(bound.id == "pinky" && bound.userID == "pinky")
+      #expect(try await fixture.handle(fixture.send, toPinky).response.code == .success)
       #expect(try await fixture.balance("pinky-balance") == 500)
+      // Bound now: the same handle again is already there.
+      await #expect(throws: (any Error).self) {
+        try await fixture.store.write { database in
+          try await PaymentsApp.addPayee(
+            Payee(id: "pinky-3", displayName: "Pinky", givenName: "Pinky", handle: "pinky@meadow.example"),
+            for: "diana", in: database)
+        }
+      }
       // A payee entry with one's own handle is refused at the door.
       await #expect(throws: (any Error).self) {
         try await fixture.store.write { database in

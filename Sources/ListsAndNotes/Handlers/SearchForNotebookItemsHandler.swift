@@ -15,9 +15,11 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
 
   package static let intentClass = "INSearchForNotebookItemsIntent"
   package static let handleHasEffects = false
-  /// How often a reminders stream looks for reminders added, and places entered or left, since it
-  /// last looked (on the domain's clock).
+  /// How often a reminders stream looks whether firings wait for it (a place entered or left,
+  /// another replica's), on the domain's clock: one indexed read.
   package static let pollInterval: TimeInterval = 1
+  /// How often it reads the reminders again for ones added since (their times are known between).
+  package static let rescanInterval: TimeInterval = 60
   package static var parameters: [IntentParameter<Self>] {
     [
       .value("title", \.title, label: "Title"),
@@ -56,22 +58,25 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
     to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
   ) async throws {
     let userID = context.userID
-    var checked: Date = .distantPast
     var first = true
+    var schedule = ReminderSchedule(reminders: [], timeZone: context.timeZone)
+    var nextDue: Date? = nil
+    var rescanAt = Date.distantPast
     while true {
       let now = clock.now()
-      let (schedule, waiting) = try await store.read { database in
-        (
-          ReminderSchedule(
-            reminders: try await TaskBook.reminders(of: userID, in: database), timeZone: context.timeZone),
-          try await ReminderInbox.hasWaiting(userID: userID, in: database)
-        )
-      }
-      if first || waiting || !schedule.occurrences(after: checked, through: now, limit: 1).isEmpty {
-        let claimed = try await store.write { database in
-          try await ReminderInbox.recordDue(userID: userID, schedule: schedule, now: now, in: database)
-          return try await ReminderInbox.claim(userID: userID, in: database)
+      // Cheap each poll: is anything waiting (a place fired, another replica recorded)? The
+      // reminders themselves are read again only when one comes due, or every rescan interval.
+      let waiting = try await store.read { try await ReminderInbox.hasWaiting(userID: userID, in: $0) }
+      if first || waiting || nextDue.map({ $0 <= now }) == true || now >= rescanAt {
+        let (read, claimed) = try await store.write { database in
+          (
+            try await ReminderInbox.recordDue(userID: userID, timeZone: context.timeZone, now: now, in: database),
+            try await ReminderInbox.claim(userID: userID, in: database)
+          )
         }
+        schedule = read
+        nextDue = schedule.next(after: now)
+        rescanAt = now.addingTimeInterval(Self.rescanInterval)
         if first || !claimed.isEmpty {
           var response = Response(code: .success)
           response.sortType = .byDate
@@ -86,10 +91,8 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
           first = false
         }
       }
-      checked = now
-      // Wake for the next time firing, or soon to see place firings and other replicas' changes.
       let poll = now.addingTimeInterval(Self.pollInterval)
-      try await clock.sleep(until: min(schedule.next(after: now) ?? poll, poll))
+      try await clock.sleep(until: min(nextDue ?? poll, poll))
     }
   }
 }

@@ -7,7 +7,8 @@ package import SQLKit
 /// The reminders that fired for a user and wait for their live stream: a time reminder that came
 /// due, a place reminder whose place they entered or left. Each firing is a row, kept until a
 /// stream claims it, so a reminder that fires while no stream is open reaches the next one — once,
-/// in order. Time firings are made for the span since the user's watermark, whenever a stream looks.
+/// in order. Time firings are made for the span since the user's watermark, whenever a stream
+/// looks (a user's first look goes back a day).
 package enum ReminderInbox {
   package enum Cause: String, Sendable {
     case time, arrive, depart
@@ -20,15 +21,22 @@ package enum ReminderInbox {
     package var cause: Cause
   }
 
-  /// Records the time firings of `schedule`'s reminders since the user's watermark (or since their
-  /// first due moment) through `now`, and moves the watermark to `now`.
+  /// How far back a user's first look records what came due: a day.
+  package static let firstLookback: TimeInterval = 24 * 3_600
+
+  /// Records the time firings of the user's open reminders since their watermark (the first time:
+  /// `firstLookback` ago) through `now`, and moves the watermark to `now`. The reminders are read
+  /// in the same transaction, so one saved meanwhile is not skipped. Answers the schedule read.
+  @discardableResult
   package static func recordDue(
-    userID: String, schedule: ReminderSchedule, now: Date, in database: any SQLDatabase
-  ) async throws {
+    userID: String, timeZone: TimeZone, now: Date, in database: any SQLDatabase
+  ) async throws -> ReminderSchedule {
+    let schedule = ReminderSchedule(
+      reminders: try await TaskBook.reminders(of: userID, in: database), timeZone: timeZone)
     let watermark = try await database.raw(
       "SELECT through_ms FROM notes_reminder_watermarks WHERE user_id = \(bind: userID)"
     ).first()?.decode(column: "through_ms", as: Int64.self)
-    let after = watermark.map(NotebookTime.date) ?? .distantPast
+    let after = watermark.map(NotebookTime.date) ?? now.addingTimeInterval(-firstLookback)
     for (task, at) in schedule.occurrences(after: after, through: now) {
       try await record(
         Firing(taskID: task.id, firedAt: NotebookTime.milliseconds(at), cause: .time), for: userID, in: database)
@@ -39,6 +47,7 @@ package enum ReminderInbox {
       ON CONFLICT (user_id) DO UPDATE SET through_ms = excluded.through_ms
       """
     ).run()
+    return schedule
   }
 
   /// Keeps `firing` for the user's stream (once: the same firing again is ignored).
@@ -59,15 +68,15 @@ package enum ReminderInbox {
     ).first() != nil
   }
 
-  /// Takes every waiting firing for one stream (another stream of the user's cannot take them too),
-  /// with its task, in firing order. Firings of a task completed or deleted since are taken and
-  /// dropped: the reminder is no longer needed.
+  /// Takes every waiting firing for one stream (another stream of the user's cannot take them too;
+  /// taken rows are deleted), with its task, in firing order. Firings of a task completed or
+  /// deleted since are taken and dropped: the reminder is no longer needed.
   package static func claim(userID: String, in database: any SQLDatabase) async throws -> [(
     firing: Firing, task: StoredTask
   )] {
     let firings = try await database.raw(
       """
-      UPDATE notes_reminder_firings SET delivered = 1 WHERE user_id = \(bind: userID) AND delivered = 0
+      DELETE FROM notes_reminder_firings WHERE user_id = \(bind: userID) AND delivered = 0
       RETURNING task_id, fired_at, cause
       """
     ).all().map { row in
@@ -85,14 +94,6 @@ package enum ReminderInbox {
 
   /// Puts claimed firings back (their stream could not send them): the next stream gets them.
   package static func unclaim(_ firings: [Firing], of userID: String, in database: any SQLDatabase) async throws {
-    for firing in firings {
-      try await database.raw(
-        """
-        UPDATE notes_reminder_firings SET delivered = 0
-        WHERE user_id = \(bind: userID) AND task_id = \(bind: firing.taskID) AND fired_at = \(bind: firing.firedAt)
-          AND cause = \(bind: firing.cause.rawValue)
-        """
-      ).run()
-    }
+    for firing in firings { try await record(firing, for: userID, in: database) }
   }
 }

@@ -17,16 +17,20 @@ package enum MessagingApp {
     try await MessagingAccounts.save(account, in: database)
   }
 
-  /// Adds `contact` to the user's address book; answers it as the book reads it (whether it is a
-  /// user). FAILED_PRECONDITION before SignUp; ALREADY_EXISTS when the handle is in the book.
+  /// Adds `contact` to the user's address book, bound to the user who holds its handle now; answers
+  /// it as the book reads it. The same handle again binds a contact added before its holder signed
+  /// up; otherwise ALREADY_EXISTS. FAILED_PRECONDITION before SignUp.
   package static func addContact(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws
     -> Contact
   {
     guard try await MessagingAccounts.account(of: userID, in: database) != nil else {
       throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornChat account: SignUp first")
     }
-    if try await ContactDirectory.contact(withHandle: contact.handle, of: userID, in: database) != nil {
-      throw RPCError(code: .alreadyExists, message: "\(contact.handle) is already in the address book")
+    if let existing = try await ContactDirectory.contact(withHandle: contact.handle, of: userID, in: database) {
+      // The same handle again binds a contact added before its holder signed up.
+      guard !existing.hasAccount, try await ContactDirectory.bind(handle: contact.handle, of: userID, in: database)
+      else { throw RPCError(code: .alreadyExists, message: "\(contact.handle) is already in the address book") }
+      return try await ContactDirectory.contact(withHandle: contact.handle, of: userID, in: database) ?? existing
     }
     try await ContactDirectory.add(contact, for: userID, in: database)
     return try await ContactDirectory.contact(withHandle: contact.handle, of: userID, in: database) ?? contact

@@ -14,7 +14,10 @@ package struct Contact: Sendable, Equatable {
   /// The unicorn name, e.g. "Sparkle Sparkly".
   package var nickname: String
   package var handle: String
-  /// Whether the handle is a UnicornChat user's (read from the accounts, not stored).
+  /// The UnicornChat user the contact is: who held the handle when the contact was added (empty:
+  /// nobody then).
+  package var userID: String
+  /// Whether the contact is a UnicornChat user.
   package var hasAccount: Bool
   /// Whether that user takes this user's messages: their service is on and they do not block
   /// this user (read, not stored).
@@ -22,8 +25,9 @@ package struct Contact: Sendable, Equatable {
 
   package init(
     id: String, displayName: String, givenName: String, familyName: String = "", nickname: String = "",
-    handle: String, hasAccount: Bool = false, messagingEnabled: Bool = false
+    handle: String, userID: String = "", hasAccount: Bool = false, messagingEnabled: Bool = false
   ) {
+    self.userID = userID
     self.id = id
     self.displayName = displayName
     self.givenName = givenName
@@ -52,15 +56,16 @@ package struct Contact: Sendable, Equatable {
 
 /// Reads a user's address book.
 package enum ContactDirectory {
-  /// Each contact with what the accounts say of its handle: a user's (has an account), and
-  /// whether that user takes the book owner's messages (service on, owner not blocked).
+  /// Each contact with the user it is bound to (has an account), and whether that user takes the
+  /// book owner's messages (service on, owner not blocked).
   static let select: SQLQueryString = """
     SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.nickname, c.handle,
+      COALESCE(a.user_id, '') AS contact_user,
       CASE WHEN a.user_id IS NULL THEN 0 ELSE 1 END AS has_account,
       CASE WHEN a.user_id IS NOT NULL AND a.service_enabled <> 0 AND NOT EXISTS (
         SELECT 1 FROM messaging_blocks b JOIN messaging_accounts me ON me.user_id = c.user_id
         WHERE b.user_id = a.user_id AND b.handle = LOWER(me.handle)) THEN 1 ELSE 0 END AS messaging_enabled
-    FROM messaging_contacts c LEFT JOIN messaging_accounts a ON LOWER(a.handle) = LOWER(c.handle)
+    FROM messaging_contacts c LEFT JOIN messaging_accounts a ON c.contact_user <> '' AND a.user_id = c.contact_user
     """
 
   /// The user's address book, by display name.
@@ -78,14 +83,31 @@ package enum ContactDirectory {
     ).first().map(decode)
   }
 
+  /// Adds `contact`, bound to the user who holds its handle now (if any).
   package static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {
+    let holder = try await MessagingAccounts.account(handle: contact.handle, in: database)?.userID ?? ""
     try await database.raw(
       """
-      INSERT INTO messaging_contacts (user_id, contact_id, display_name, given_name, family_name, nickname, handle)
+      INSERT INTO messaging_contacts
+        (user_id, contact_id, display_name, given_name, family_name, nickname, handle, contact_user)
       VALUES (\(bind: userID), \(bind: contact.id), \(bind: contact.displayName), \(bind: contact.givenName),
-              \(bind: contact.familyName), \(bind: contact.nickname), \(bind: contact.handle))
+              \(bind: contact.familyName), \(bind: contact.nickname), \(bind: contact.handle), \(bind: holder))
       """
     ).run()
+  }
+
+  /// Binds the user's contact with `handle` to the user who holds it now, when it is bound to
+  /// nobody. True when it was bound now.
+  package static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
+    guard let holder = try await MessagingAccounts.account(handle: handle, in: database) else { return false }
+    return
+      !(try await database.raw(
+        """
+        UPDATE messaging_contacts SET contact_user = \(bind: holder.userID)
+        WHERE user_id = \(bind: userID) AND LOWER(handle) = \(bind: handle.lowercased()) AND contact_user = ''
+        RETURNING contact_id
+        """
+      ).all()).isEmpty
   }
 
   static func decode(_ row: any SQLRow) throws -> Contact {
@@ -96,6 +118,7 @@ package enum ContactDirectory {
       familyName: try row.decode(column: "family_name", as: String.self),
       nickname: try row.decode(column: "nickname", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),
+      userID: try row.decode(column: "contact_user", as: String.self),
       hasAccount: try row.decode(column: "has_account", as: Int.self) != 0,
       messagingEnabled: try row.decode(column: "messaging_enabled", as: Int.self) != 0)
   }

@@ -8,12 +8,14 @@ package import SQLKit
 /// the recipient's mailbox (what a live search follows).
 package enum Delivery {
   /// Delivers `message` (the sender's outgoing copy, to `contact`) when the contact is a user here
-  /// with the service on; does nothing otherwise (the sender's copy is all there is).
+  /// (the one it is bound to) with the service on; does nothing otherwise (the sender's copy is all
+  /// there is).
   package static func deliver(
     _ message: StoredMessage, from sender: MessagingAccount, to contact: Contact,
     identifiers: any IdentifierGenerator, in database: any SQLDatabase
   ) async throws {
-    guard let recipient = try await MessagingAccounts.account(handle: contact.handle, in: database),
+    guard !contact.userID.isEmpty,
+      let recipient = try await MessagingAccounts.account(of: contact.userID, in: database),
       recipient.userID != sender.userID, recipient.serviceEnabled
     else { return }
     // The sender as the recipient knows them: their contact with the sender's handle, else the handle.

@@ -99,5 +99,16 @@ package enum MessagingSchema {
         "ALTER TABLE messaging_contacts DROP COLUMN has_account",
         "ALTER TABLE messaging_contacts DROP COLUMN messaging_enabled",
       ]),
+    // A contact is the user who held the handle when the contact was added, bound then: whoever signs
+    // up with an unclaimed handle later receives nobody's messages (re-adding binds).
+    SchemaMigration(
+      id: "messaging-6-contact-binding",
+      statements: [
+        "ALTER TABLE messaging_contacts ADD COLUMN contact_user TEXT NOT NULL DEFAULT ''",
+        """
+        UPDATE messaging_contacts SET contact_user = COALESCE((
+          SELECT a.user_id FROM messaging_accounts a WHERE LOWER(a.handle) = LOWER(messaging_contacts.handle)), '')
+        """,
+      ]),
   ]
 }

@@ -75,8 +75,9 @@ package enum PaymentsApp {
     return try await AccountBook.account(accountID, in: database) ?? account
   }
 
-  /// Adds `payee` to the user's payees. ALREADY_EXISTS when the handle is among them;
-  /// INVALID_ARGUMENT for the user's own handle.
+  /// Adds `payee` to the user's payees, bound to the user who holds its handle now. The same handle
+  /// again binds a payee added before its holder signed up (the user says who they mean); otherwise
+  /// ALREADY_EXISTS. INVALID_ARGUMENT for the user's own handle.
   package static func addPayee(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws
     -> Payee
   {
@@ -84,8 +85,11 @@ package enum PaymentsApp {
     guard payee.handle.lowercased() != profile.handle.lowercased() else {
       throw RPCError(code: .invalidArgument, message: "a user cannot be their own payee")
     }
-    if try await PayeeBook.payee(withHandle: payee.handle, of: userID, in: database) != nil {
-      throw RPCError(code: .alreadyExists, message: "\(payee.handle) is already among the payees")
+    if let existing = try await PayeeBook.payee(withHandle: payee.handle, of: userID, in: database) {
+      guard !existing.hasAccount, try await PayeeBook.bind(handle: payee.handle, of: userID, in: database) else {
+        throw RPCError(code: .alreadyExists, message: "\(payee.handle) is already among the payees")
+      }
+      return try await PayeeBook.payee(withHandle: payee.handle, of: userID, in: database) ?? existing
     }
     try await PayeeBook.add(payee, for: userID, in: database)
     return try await PayeeBook.payee(withHandle: payee.handle, of: userID, in: database) ?? payee

@@ -87,6 +87,15 @@ package struct RequestPaymentHandler: IntentHandler {
       return .failure(IntentRefusal(.failure, "unresolvedPayer"))
     }
     guard payerProfile.userID != requester.userID else { return .failure(IntentRefusal(.failure, "payerIsPayee")) }
+    // A request lands in the payer's book: its note is bounded, and so are a requester's requests
+    // still pending with one payer.
+    guard intent.note.count <= PaymentRequests.maximumNoteLength else {
+      return .failure(IntentRefusal(.failure, "noteTooLong"))
+    }
+    guard
+      try await PaymentRecordBook.pendingRequests(from: requester.userID, to: payerProfile.userID, in: database)
+        < PaymentRequests.maximumPending
+    else { return .failure(IntentRefusal(.failure, "tooManyPendingRequests")) }
     return .success(
       Plan(
         payer: payer, account: account, amount: amount, note: intent.note, requester: requester,

@@ -98,6 +98,10 @@ package struct SendPaymentHandler: IntentHandler {
       let recipient = try await PaymentProfile.load(payee.userID, in: database)
     else { return .failure(IntentRefusal(.failure, "unresolvedPayee")) }
     guard recipient.userID != payer.userID else { return .failure(IntentRefusal(.failure, "payeeIsPayer")) }
+    // The note is stored on the payee's side too: bounded like a request's.
+    guard intent.note.count <= PaymentRequests.maximumNoteLength else {
+      return .failure(IntentRefusal(.failure, "noteTooLong"))
+    }
     // The payee is paid into their default account in the currency; without one they cannot take it.
     guard
       let destination = try await UserPayment.receivingAccount(

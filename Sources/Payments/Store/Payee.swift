@@ -4,8 +4,9 @@ package import IntentMeshProtos
 package import SQLKit
 
 /// A person in a user's UnicornPay contacts: someone money can be sent to or asked from. Only a
-/// payee whose handle is a UnicornPay user's can be paid or asked; who that user is, and whether
-/// they verified their account, is read from their profile, never stored with the contact.
+/// payee who is a UnicornPay user can be paid or asked: the user who held the handle when the payee
+/// was added (bound then, so that signing up with a handle later takes nobody's payments); whether
+/// they verified their account is read from their profile.
 package struct Payee: Sendable, Equatable {
   package var id: String
   package var displayName: String
@@ -58,7 +59,7 @@ package enum PayeeBook {
     SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.handle, p.user_id AS payee_user,
            p.credentials_verified AS payee_verified
     FROM payments_contacts c
-    LEFT JOIN payments_profiles p ON c.handle <> '' AND LOWER(p.handle) = LOWER(c.handle)
+    LEFT JOIN payments_profiles p ON c.payee_user <> '' AND p.user_id = c.payee_user
     """
 
   package static func payees(of userID: String, in database: any SQLDatabase) async throws -> [Payee] {
@@ -75,14 +76,30 @@ package enum PayeeBook {
     ).first().map(decode)
   }
 
+  /// Adds `payee`, bound to the user who holds its handle now (if any).
   package static func add(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws {
+    let holder = try await PaymentProfile.load(handle: payee.handle, in: database)?.userID ?? ""
     try await database.raw(
       """
-      INSERT INTO payments_contacts (user_id, contact_id, display_name, given_name, family_name, handle)
+      INSERT INTO payments_contacts (user_id, contact_id, display_name, given_name, family_name, handle, payee_user)
       VALUES (\(bind: userID), \(bind: payee.id), \(bind: payee.displayName), \(bind: payee.givenName),
-              \(bind: payee.familyName), \(bind: payee.handle))
+              \(bind: payee.familyName), \(bind: payee.handle), \(bind: holder))
       """
     ).run()
+  }
+
+  /// Binds the user's payee with `handle` to the user who holds it now, when it is bound to nobody.
+  /// True when it was bound now.
+  package static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
+    guard let holder = try await PaymentProfile.load(handle: handle, in: database) else { return false }
+    return
+      !(try await database.raw(
+        """
+        UPDATE payments_contacts SET payee_user = \(bind: holder.userID)
+        WHERE user_id = \(bind: userID) AND LOWER(handle) = \(bind: handle.lowercased()) AND payee_user = ''
+        RETURNING contact_id
+        """
+      ).all()).isEmpty
   }
 
   static func decode(_ row: any SQLRow) throws -> Payee {

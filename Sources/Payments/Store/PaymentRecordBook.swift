@@ -94,6 +94,19 @@ package enum PaymentRecordBook {
     ).all().map(decode)
   }
 
+  /// How many of `requesterID`'s requests to `payerID` are still pending.
+  package static func pendingRequests(from requesterID: String, to payerID: String, in database: any SQLDatabase)
+    async throws -> Int
+  {
+    try await database.raw(
+      """
+      SELECT COUNT(*) AS n FROM payments_records
+      WHERE user_id = \(bind: requesterID) AND counterparty_user = \(bind: payerID) AND direction = 'request'
+        AND status = \(bind: PaymentStatus.pending.rawValue)
+      """
+    ).first()?.decode(column: "n", as: Int.self) ?? 0
+  }
+
   /// The requests other users sent `payerID`.
   package static func requests(askedOf payerID: String, in database: any SQLDatabase) async throws
     -> [StoredPaymentRecord]

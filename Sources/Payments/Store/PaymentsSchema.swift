@@ -174,5 +174,17 @@ package enum PaymentsSchema {
         "ALTER TABLE payments_bills ADD COLUMN request_id TEXT NOT NULL DEFAULT ''",
         "CREATE INDEX payments_bills_by_user ON payments_bills (user_id)",
       ]),
+    // A payee is the user who held the handle when the payee was added, bound then: whoever signs
+    // up with an unclaimed handle later does not become someone else's payee (re-adding binds).
+    SchemaMigration(
+      id: "payments-3-payee-binding",
+      statements: [
+        "ALTER TABLE payments_contacts ADD COLUMN payee_user TEXT NOT NULL DEFAULT ''",
+        """
+        UPDATE payments_contacts SET payee_user = COALESCE((
+          SELECT p.user_id FROM payments_profiles p
+          WHERE payments_contacts.handle <> '' AND LOWER(p.handle) = LOWER(payments_contacts.handle)), '')
+        """,
+      ]),
   ]
 }

@@ -9,6 +9,11 @@ package import SQLKit
 /// and, linked to it, a bill in the payer's book that the payer pays with INPayBillIntent or the
 /// app, or declines. Every change happens to both sides in the caller's transaction.
 package enum PaymentRequests {
+  /// The longest note a request carries into the payer's book, in characters.
+  package static let maximumNoteLength = 500
+  /// How many of a requester's requests may wait for one payer at a time.
+  package static let maximumPending = 10
+
   /// Why a request cannot be paid or declined.
   package enum Failure: Error, Equatable, CustomStringConvertible {
     case notFound(String)

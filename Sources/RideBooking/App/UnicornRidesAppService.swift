@@ -12,7 +12,7 @@ internal import SwiftProtobuf
 /// `AuthenticationInterceptor`); a rider reads and changes only their own record, rides and
 /// charges.
 package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleServiceProtocol {
-  private let store: any IntentStore
+  let store: any IntentStore
   private let clock: any DomainClock
 
   package init(store: any IntentStore, clock: any DomainClock) {
@@ -58,10 +58,9 @@ package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp
       throw RPCError(code: .invalidArgument, message: "limit \(request.limit) is not within 1–100 (0: 20)")
     }
     let now = clock.now()
-    let (rides, drivers, charges) = try await store.write { database in
-      // Fares of rides that completed since the maintenance last ran are charged before they are shown.
-      try await RideChargeBook.chargeCompletedFares(of: userID, at: now, in: database)
-      return (
+    try await chargeFaresDue(of: userID, at: now)
+    let (rides, drivers, charges) = try await store.read { database in
+      (
         try await RideBook.rides(of: userID, limit: request.limit == 0 ? 20 : Int(request.limit), in: database),
         try await DriverRoster.drivers(in: database),
         try await RideChargeBook.charges(of: userID, in: database)
@@ -85,11 +84,18 @@ package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp
   ) async throws -> Intentmesh_Ridebooking_V1_ListChargesResponse {
     let userID = try UserIdentity.caller()
     let now = clock.now()
-    let charges = try await store.write { database in
-      try await RideChargeBook.chargeCompletedFares(of: userID, at: now, in: database)
-      return try await RideChargeBook.charges(of: userID, in: database)
-    }
+    try await chargeFaresDue(of: userID, at: now)
+    let charges = try await store.read { try await RideChargeBook.charges(of: userID, in: $0) }
     return .with { $0.charges = charges.map(\.appCharge) }
+  }
+}
+
+extension UnicornRidesAppService {
+  /// Charges the fares of the caller's rides that completed since the maintenance task last ran,
+  /// so that they are shown; takes the write lock only when one is due.
+  func chargeFaresDue(of userID: String, at now: Date) async throws {
+    guard try await store.read({ try await RideChargeBook.hasFaresDue(of: userID, at: now, in: $0) }) else { return }
+    try await store.write { try await RideChargeBook.chargeCompletedFares(of: userID, at: now, in: $0) }
   }
 }
 

@@ -67,7 +67,7 @@ package enum RideChargeBook {
       """
       SELECT \(RideBook.prefixedColumns) FROM rides_rides r
       WHERE r.canceled_at IS NULL AND r.completes_at > 0 AND r.completes_at <= \(bind: RideBook.milliseconds(now))
-        \(user)
+        AND r.fare_cents > 0 \(user)
         AND NOT EXISTS (SELECT 1 FROM rides_charges c WHERE c.ride_id = r.ride_id AND c.kind = 'fare')
       ORDER BY r.completes_at LIMIT 500
       """
@@ -77,6 +77,19 @@ package enum RideChargeBook {
       charged += 1
     }
     return charged
+  }
+
+  /// Whether a ride of `userID` completed by `now` waits for its fare to be charged.
+  package static func hasFaresDue(of userID: String, at now: Date, in database: any SQLDatabase) async throws -> Bool {
+    try await database.raw(
+      """
+      SELECT 1 AS one FROM rides_rides r
+      WHERE r.user_id = \(bind: userID) AND r.canceled_at IS NULL AND r.completes_at > 0
+        AND r.completes_at <= \(bind: RideBook.milliseconds(now)) AND r.fare_cents > 0
+        AND NOT EXISTS (SELECT 1 FROM rides_charges c WHERE c.ride_id = r.ride_id AND c.kind = 'fare')
+      LIMIT 1
+      """
+    ).first() != nil
   }
 
   /// The user's charges, newest first.

@@ -283,7 +283,7 @@ def test_a_request_is_paid_with_the_pay_bill_intent(stack, pay_app, ext, ava_and
     ])
 
 
-def test_a_payee_who_is_no_user_cannot_be_paid_or_asked_until_they_sign_up(stack, pay_app, ext):
+def test_a_payee_who_is_no_user_cannot_be_paid_or_asked_until_added_again_once_they_signed_up(stack, pay_app, ext):
     ava, cara = User(stack, "ava", "Ava Stardust"), User(stack, "cara", "Cara Comet")
     add_funds(pay_app, ava, sign_up(pay_app, ava).account.identifier, usd(20))
     assert add_payee(pay_app, ava, cara).is_user is False
@@ -299,8 +299,12 @@ def test_a_payee_who_is_no_user_cannot_be_paid_or_asked_until_they_sign_up(stack
         assert (s.kind(result), result.unsupported.reason.name) == ("unsupported", "noAccount")
         assert s.confirm(ext, s.context(ava.id), resolved.resolved_intent).response.code_name == "failure"
 
-    # Whether a payee is a user is read from the handle, not stored: once Cara signs up she can be paid.
+    # A payee is bound to the user who held the handle when it was added: Cara signing up later takes
+    # nothing of Ava's until Ava adds the handle again, meaning her.
     sign_up(pay_app, cara)
+    listed = pay_app.ListPayees(app.ListPayeesRequest(), metadata=ava.auth, timeout=s.TIMEOUT).payees
+    assert [(p.handle, p.is_user) for p in listed] == [(cara.handle, False)]
+    assert add_payee(pay_app, ava, cara).is_user is True
     listed = pay_app.ListPayees(app.ListPayeesRequest(), metadata=ava.auth, timeout=s.TIMEOUT).payees
     assert [(p.handle, p.is_user) for p in listed] == [(cara.handle, True)]
     send_payment(ext, ava, "Cara", usd(5), "welcome")
