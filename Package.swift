@@ -20,6 +20,7 @@ let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
 let sqlKit = Target.Dependency.product(name: "SQLKit", package: "sql-kit")
 let sqliteKit = Target.Dependency.product(name: "SQLiteKit", package: "sqlite-kit")
+let sqliteNIO = Target.Dependency.product(name: "SQLiteNIO", package: "sqlite-nio")
 let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
 let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
 let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
@@ -83,6 +84,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
     .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
+    .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
     .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
     .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -119,7 +121,8 @@ let package = Package(
       name: "IntentsKit",
       dependencies: [
         "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf,
-        logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, postgresKit, postgresNIO, nioCore, nioPosix,
+        logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit, postgresNIO, nioCore,
+        nioPosix,
         nioHTTP1, argumentParser, prometheus, crypto,
       ],
       swiftSettings: strictSettings

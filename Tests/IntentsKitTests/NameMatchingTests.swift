@@ -36,6 +36,18 @@ struct NameMatchingTests {
     #expect(differing.isEmpty, "\(differing)")
   }
 
+  @Test("the ASCII fast path folds every ASCII character as the Unicode path does; others take the Unicode path")
+  func asciiFastPath() {
+    for value in UInt8(0)..<0x80 {
+      let name = "Ab\(Character(Unicode.Scalar(value)))Z z"
+      #expect(NameMatching.asciiNormalized(name) == NameMatching.unicodeNormalized(name), "U+\(value)")
+    }
+    #expect(NameMatching.asciiNormalized("Zoë") == nil)
+    #expect(NameMatching.normalized("Zoë Sparkle-Sparkly") == "zoesparklesparkly")
+    #expect(NameMatching.matches(normalized: "celestra", "Celes Tra"))
+    #expect(!NameMatching.matches(normalized: "", ""))
+  }
+
   @Test("whole names match case-, accent- and space-insensitively")
   func matching() {
     #expect(NameMatching.matches("unicorn pay", "ÜnicornPay"))

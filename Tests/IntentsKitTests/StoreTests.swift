@@ -95,4 +95,46 @@ struct StoreTests {
     #expect(try await Self.count(reopened) == 50)
     try await reopened.close()
   }
+
+  @Test("values of every SQLite type round-trip; a bad statement says SQLite's reason and the store goes on")
+  func valuesAndErrors() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(
+        store,
+        [
+          SchemaMigration(
+            id: "v-1",
+            statements: [
+              "CREATE TABLE v (k TEXT PRIMARY KEY, i INTEGER, f REAL, t TEXT, b BLOB, n TEXT)"
+            ])
+        ])
+      let bytes = Data([0, 1, 2, 255])
+      try await store.write {
+        try await $0.raw(
+          "INSERT INTO v VALUES ('a', \(bind: Int64.max), \(bind: 2.5), \(bind: "Zoë 🦄"), \(bind: bytes), NULL)"
+        ).run()
+      }
+      let row = try await store.read { try await $0.raw("SELECT * FROM v WHERE k = 'a'").first() }
+      #expect(row?.allColumns == ["k", "i", "f", "t", "b", "n"])
+      #expect(try row?.decode(column: "i", as: Int64.self) == Int64.max)
+      #expect(try row?.decode(column: "f", as: Double.self) == 2.5)
+      #expect(try row?.decode(column: "t", as: String.self) == "Zoë 🦄")
+      #expect(try row?.decode(column: "b", as: Data.self) == bytes)
+      #expect(try row?.decodeNil(column: "n") == true)
+      #expect(try row?.decode(column: "n", as: String?.self) == nil)
+      #expect(throws: (any Error).self) { try row?.decode(column: "nope", as: String.self) }
+      // A duplicate key: SQLite's reason, nothing written, and the next write goes ahead.
+      await #expect {
+        try await store.write { try await $0.raw("INSERT INTO v (k) VALUES ('a')").run() }
+      } throws: { "\($0)".contains("UNIQUE constraint failed: v.k") }
+      await #expect {
+        try await store.read { try await $0.raw("SELEC nonsense").run() }
+      } throws: { "\($0)".contains("syntax error") }
+      try await store.write { try await $0.raw("INSERT INTO v (k) VALUES ('b')").run() }
+      let keys = try await store.read {
+        try await $0.raw("SELECT k FROM v ORDER BY k").all().map { try $0.decode(column: "k", as: String.self) }
+      }
+      #expect(keys == ["a", "b"])
+    }
+  }
 }

@@ -34,11 +34,13 @@ package struct PersonResolver: Sendable {
     if !id.isEmpty { return contacts.filter { $0.id == id } }
     let name = Self.spokenName(of: person)
     guard !name.isEmpty else { return [] }
+    let wanted = NameMatching.normalized(name)
     var found: [Contact] = []
     func add(_ contact: Contact) {
       if !found.contains(where: { $0.id == contact.id }) { found.append(contact) }
     }
-    for entry in vocabulary where NameMatching.matches(name, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
+    for entry in vocabulary
+    where NameMatching.matches(normalized: wanted, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
       contacts.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
     }
     for contact in contacts {
@@ -46,7 +48,7 @@ package struct PersonResolver: Sendable {
         contact.displayName, contact.givenName, contact.nickname, contact.handle,
         "\(contact.givenName) \(contact.familyName)",
       ]
-      if names.contains(where: { NameMatching.matches(name, $0) }) { add(contact) }
+      if names.contains(where: { NameMatching.matches(normalized: wanted, $0) }) { add(contact) }
     }
     return found
   }

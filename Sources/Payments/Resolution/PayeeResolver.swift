@@ -32,16 +32,18 @@ package struct PayeeResolver: Sendable {
     if !id.isEmpty { return payees.filter { $0.id == id } }
     let name = Self.spokenName(of: person)
     guard !name.isEmpty else { return [] }
+    let wanted = NameMatching.normalized(name)
     var found: [Payee] = []
     func add(_ payee: Payee) {
       if !found.contains(where: { $0.id == payee.id }) { found.append(payee) }
     }
-    for entry in vocabulary where NameMatching.matches(name, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
+    for entry in vocabulary
+    where NameMatching.matches(normalized: wanted, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
       payees.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
     }
     for payee in payees {
       let names = [payee.displayName, payee.givenName, payee.handle, "\(payee.givenName) \(payee.familyName)"]
-      if names.contains(where: { NameMatching.matches(name, $0) }) { add(payee) }
+      if names.contains(where: { NameMatching.matches(normalized: wanted, $0) }) { add(payee) }
     }
     return found
   }

@@ -10,6 +10,11 @@
 package enum NameMatching {
   /// The comparable form of `name`.
   package static func normalized(_ name: String) -> String {
+    asciiNormalized(name) ?? unicodeNormalized(name)
+  }
+
+  /// The comparable form of any `name`, by Unicode's case mappings and canonical decomposition.
+  package static func unicodeNormalized(_ name: String) -> String {
     // Upper- then lower-casing applies the full case mappings (ß and SS, ﬁ and fi fold alike).
     var folded = String.UnicodeScalarView()
     for scalar in name.uppercased().lowercased()._nfd where !isCombiningDiacritic(scalar) {
@@ -22,6 +27,34 @@ package enum NameMatching {
   /// Whether `spoken` names `known`.
   package static func matches(_ spoken: String, _ known: String) -> Bool {
     !spoken.isEmpty && normalized(spoken) == normalized(known)
+  }
+
+  /// Whether a spoken name already `normalized` names `known`: a name asked for once and compared
+  /// with many is folded once.
+  package static func matches(normalized spoken: String, _ known: String) -> Bool {
+    !spoken.isEmpty && spoken == normalized(known)
+  }
+
+  /// The comparable form of an all-ASCII `name` (most names), folded byte by byte: the same as the
+  /// general path gives it (ASCII has no accents, and its case mapping is A–Z to a–z); nil for a
+  /// name with any other character.
+  package static func asciiNormalized(_ name: String) -> String? {
+    var name = name
+    return name.withUTF8 { bytes -> String? in
+      guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+      return String(unsafeUninitializedCapacity: bytes.count) { buffer in
+        var count = 0
+        for byte in bytes {
+          switch byte {
+          case 0x09...0x0D, 0x20, UInt8(ascii: "-"), UInt8(ascii: "."): continue
+          case UInt8(ascii: "A")...UInt8(ascii: "Z"): buffer[count] = byte + 0x20
+          default: buffer[count] = byte
+          }
+          count += 1
+        }
+        return count
+      }
+    }
   }
 
   /// The Unicode blocks of combining diacritical marks (accents, not the vowel signs of other scripts).

@@ -3,17 +3,21 @@ package import Logging
 internal import NIOCore
 internal import NIOPosix
 package import SQLKit
-internal import SQLiteKit
 internal import Synchronization
 
 /// The embedded store: one SQLite file per service, in WAL mode with `synchronous=FULL` so that a
 /// committed transaction survives a crash or power loss. One writer connection (SQLite has a single
 /// writer; transactions run one at a time) and a few reader connections that WAL lets read in
-/// parallel with the writer, each on the store's own thread pool.
+/// parallel with the writer.
+///
+/// A transaction's statements run in place, on the task that runs it (`SQLiteHandle`): reads never
+/// leave it. What may wait on the disk or on another process — a write's `BEGIN IMMEDIATE` (another
+/// replica on the same file may hold the write lock) and its `COMMIT` (the fsync) — runs on the
+/// store's thread pool, so that it holds no thread of the caller's.
 package final class SQLiteStore: IntentStore {
   /// A connection and the lock that keeps one transaction on it at a time.
   private struct Lane: Sendable {
-    let connection: SQLiteConnection
+    let handle: SQLiteHandle
     let database: any SQLDatabase
     let lock = AsyncLock()
   }
@@ -39,25 +43,23 @@ package final class SQLiteStore: IntentStore {
       let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
       try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
-    let threadPool = NIOThreadPool(numberOfThreads: memory ? 1 : readers + 1)
+    let threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
+    let eventLoop = MultiThreadedEventLoopGroup.singleton.any()
     do {
-      let storage: SQLiteConnection.Storage = memory ? .memory : .file(path: path)
-      func lane(_ pragmas: [String]) async throws -> Lane {
-        let connection = try await SQLiteConnection.open(
-          storage: storage, threadPool: threadPool, logger: logger, on: MultiThreadedEventLoopGroup.singleton.any())
-        let lane = Lane(connection: connection, database: connection.sql())
-        for pragma in pragmas { try await lane.database.raw(SQLQueryString(pragma)).run() }
-        return lane
+      func lane(_ pragmas: [String]) throws -> Lane {
+        let handle = try SQLiteHandle(path: path)
+        for pragma in pragmas { try handle.run(pragma, []) { _ in } }
+        return Lane(handle: handle, database: SQLiteLaneDatabase(handle: handle, logger: logger, eventLoop: eventLoop))
       }
-      let writer = try await lane([
+      let writer = try lane([
         "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000",
       ])
       var readerLanes: [Lane] = []
       if !memory {
         for _ in 0..<max(1, readers) {
           readerLanes.append(
-            try await lane(["PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000", "PRAGMA query_only=ON"]))
+            try lane(["PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=5000", "PRAGMA query_only=ON"]))
         }
       }
       return SQLiteStore(writer: writer, readers: readerLanes, threadPool: threadPool, path: path)
@@ -68,42 +70,48 @@ package final class SQLiteStore: IntentStore {
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await transaction(on: writer, begin: "BEGIN IMMEDIATE", body)
-  }
-
-  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    guard !readers.isEmpty else { return try await transaction(on: writer, begin: "BEGIN DEFERRED", body) }
-    let index = nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count
-    return try await transaction(on: readers[index], begin: "BEGIN DEFERRED", body)
-  }
-
-  private func transaction<T: Sendable>(
-    on lane: Lane, begin: String, _ body: @Sendable (any SQLDatabase) async throws -> T
-  ) async throws -> T {
-    try await lane.lock.withLock {
-      try await Self.run(begin, on: lane)
+    try await writer.lock.withLock {
+      try await onThreadPool("BEGIN IMMEDIATE", on: writer)
       do {
-        let result = try await body(lane.database)
-        try await Self.run("COMMIT", on: lane)
+        let result = try await body(writer.database)
+        try await onThreadPool("COMMIT", on: writer)
         return result
       } catch {
-        try? await Self.run("ROLLBACK", on: lane)
+        try? writer.handle.run("ROLLBACK", []) { _ in }
         throw error
       }
     }
   }
 
-  /// Runs a transaction-control statement whether or not the task is cancelled: the async query
-  /// API skips work whose task is cancelled, and a skipped ROLLBACK would leave the connection
-  /// inside a transaction its next caller cannot begin.
-  private static func run(_ statement: String, on lane: Lane) async throws {
-    let done: EventLoopFuture<[SQLiteRow]> = lane.connection.query(statement, [])
-    _ = try await done.get()
+  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    let lane =
+      readers.isEmpty ? writer : readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+    return try await lane.lock.withLock {
+      try lane.handle.run("BEGIN DEFERRED", []) { _ in }
+      do {
+        let result = try await body(lane.database)
+        try lane.handle.run("COMMIT", []) { _ in }
+        return result
+      } catch {
+        try? lane.handle.run("ROLLBACK", []) { _ in }
+        throw error
+      }
+    }
+  }
+
+  /// Runs a statement that may wait (on the disk, or on another process's lock) on the store's
+  /// thread pool, whether or not the task is cancelled: a transaction, once begun, always ends.
+  private func onThreadPool(_ statement: String, on lane: Lane) async throws {
+    let handle = lane.handle
+    let done = threadPool.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) {
+      try handle.run(statement, []) { _ in }
+    }
+    try await done.get()
   }
 
   package func close() async throws {
     for lane in readers + [writer] {
-      try await lane.lock.withLock { try await lane.connection.close() }
+      await lane.lock.withLock { lane.handle.close() }
     }
     try await threadPool.shutdownGracefully()
   }

@@ -1,0 +1,141 @@
+internal import NIOCore
+internal import SQLiteNIO
+internal import VaporCSQLite
+
+/// One SQLite connection, run synchronously on the calling thread by whoever holds it (a store
+/// lane's lock: one caller at a time), with its statements prepared once and kept. A statement
+/// is a few microseconds of CPU on pages SQLite has cached; running it in place spares the hop to
+/// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
+/// time. Only the commit of a write waits on the disk.
+final class SQLiteHandle: @unchecked Sendable {
+  private var raw: OpaquePointer?
+  /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
+  private var statements: [String: OpaquePointer] = [:]
+  private static let maxStatements = 512
+  /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
+  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+  /// Opens (creating if needed) the database at `path`, or a private in-memory one for ":memory:".
+  init(path: String) throws {
+    var handle: OpaquePointer?
+    let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+    let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
+    guard status == SQLITE_OK, let handle else {
+      let message = handle.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "out of memory"
+      sqlite_nio_sqlite3_close(handle)
+      throw SQLiteStatementError(code: status, message: "cannot open \(path): \(message)")
+    }
+    raw = handle
+  }
+
+  deinit { close() }
+
+  /// Runs `sql` with `binds`, handing each row to `onRow` as it is stepped.
+  func run(_ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteResultRow) -> Void) throws {
+    guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    let statement = try prepared(sql, on: raw)
+    defer {
+      sqlite_nio_sqlite3_reset(statement)
+      sqlite_nio_sqlite3_clear_bindings(statement)
+    }
+    for (index, value) in binds.enumerated() {
+      try check(bind(value, at: Int32(index + 1), of: statement), sql)
+    }
+    var columns: SQLiteResultRow.Columns?
+    while true {
+      let status = sqlite_nio_sqlite3_step(statement)
+      guard status == SQLITE_ROW else {
+        guard status == SQLITE_DONE else { throw error(status, sql) }
+        return
+      }
+      let names = columns ?? SQLiteResultRow.Columns(names: Self.columnNames(of: statement))
+      columns = names
+      onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
+    }
+  }
+
+  /// Closes the connection; its statements are finalized first.
+  func close() {
+    for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+    statements.removeAll()
+    if let raw { sqlite_nio_sqlite3_close(raw) }
+    raw = nil
+  }
+
+  private func prepared(_ sql: String, on raw: OpaquePointer) throws -> OpaquePointer {
+    if let statement = statements[sql] { return statement }
+    if statements.count >= Self.maxStatements {
+      for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+      statements.removeAll()
+    }
+    var statement: OpaquePointer?
+    let status = sqlite_nio_sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    guard status == SQLITE_OK, let statement else { throw error(status, sql) }
+    statements[sql] = statement
+    return statement
+  }
+
+  private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer) -> Int32 {
+    switch value {
+    case .integer(let integer):
+      sqlite_nio_sqlite3_bind_int64(statement, index, Int64(integer))
+    case .float(let double):
+      sqlite_nio_sqlite3_bind_double(statement, index, double)
+    case .text(let text):
+      sqlite_nio_sqlite3_bind_text64(
+        statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+    case .blob(let bytes):
+      bytes.withUnsafeReadableBytes {
+        sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
+      }
+    case .null:
+      sqlite_nio_sqlite3_bind_null(statement, index)
+    }
+  }
+
+  private func check(_ status: Int32, _ sql: String) throws {
+    guard status == SQLITE_OK else { throw error(status, sql) }
+  }
+
+  private func error(_ status: Int32, _ sql: String) -> SQLiteStatementError {
+    let message = raw.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "the connection is closed"
+    return SQLiteStatementError(code: status, message: message)
+  }
+
+  private static func columnNames(of statement: OpaquePointer) -> [String] {
+    (0..<sqlite_nio_sqlite3_column_count(statement)).map { column in
+      sqlite_nio_sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
+    }
+  }
+
+  private static func values(of statement: OpaquePointer, count: Int) -> [SQLiteData] {
+    (0..<Int32(count)).map { column in
+      switch sqlite_nio_sqlite3_column_type(statement, column) {
+      case SQLITE_INTEGER:
+        return .integer(SQLiteInt64(sqlite_nio_sqlite3_column_int64(statement, column)))
+      case SQLITE_FLOAT:
+        return .float(sqlite_nio_sqlite3_column_double(statement, column))
+      case SQLITE_TEXT:
+        guard let text = sqlite_nio_sqlite3_column_text(statement, column) else { return .text("") }
+        let length = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+        return .text(String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self))
+      case SQLITE_BLOB:
+        let length = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
+        var buffer = ByteBufferAllocator().buffer(capacity: length)
+        if let blob = sqlite_nio_sqlite3_column_blob(statement, column) {
+          buffer.writeBytes(UnsafeRawBufferPointer(start: blob, count: length))
+        }
+        return .blob(buffer)
+      default:
+        return .null
+      }
+    }
+  }
+}
+
+/// A statement SQLite refused or failed, with SQLite's (extended) result code and message.
+package struct SQLiteStatementError: Error, CustomStringConvertible {
+  package let code: Int32
+  package let message: String
+  package var description: String { "SQLite error \(code): \(message)" }
+}

@@ -1,0 +1,344 @@
+"""The measuring part of scripts/bench-domains (which installs, builds and makes the token).
+
+Starts each domain service (binaries from --bin) on its own fresh SQLite database, checks that
+every request it will send gets a real gRPC success (h2load counts only HTTP 200), then, in
+alternating rounds, drives each with h2load at each load (1 × 1 and 16 × 10): the service's
+`grpc.health.v1.Health/Check` (same server, same transport, no domain work), and `Resolve`,
+`Confirm` and a read-only `Handle` of the domain's busiest intents. For each run: req/s, p50, p99,
+the CPU time the service spent per call (utime + stime from /proc over the measured part), and the
+ratio to the health check of the same round and load. Each round also measures the bare SQLite
+commit rate on the same disk (one row per transaction, WAL, synchronous=FULL) and durable payment
+Handles (clients/python/bench_payments.py: Confirm + Handle of a fresh INSendPaymentIntent each, at
+16 concurrent calls, on a fresh payments-service), and their ratio. The services' idle RSS is read
+before the first load.
+
+Prints a line per run as it goes, then a table of medians with the spread (min–max) over rounds.
+"""
+import argparse
+import os
+import re
+import sqlite3
+import statistics
+import struct
+import subprocess
+import sys
+import time
+import uuid
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "clients", "python", "generated"))
+import grpc  # noqa: E402
+from intentmesh.messaging.v1 import messaging_pb2 as chat  # noqa: E402
+from intentmesh.notebook.v1 import notebook_pb2 as notes  # noqa: E402
+from intentmesh.payments.v1 import payments_pb2 as pay  # noqa: E402
+from intentmesh.ridebooking.v1 import ridebooking_pb2 as rides  # noqa: E402
+from intentmesh.v1 import extension_service_pb2 as ext  # noqa: E402
+from intentmesh.v1 import extension_service_pb2_grpc as ext_grpc  # noqa: E402
+from intentmesh.v1 import intent_pb2, types_pb2 as types  # noqa: E402
+
+HEALTH = "/grpc.health.v1.Health/Check"
+METHOD = "/intentmesh.v1.IntentsExtension/"
+
+
+def intent(intent_class, message):
+    made = intent_pb2.Intent(intent_class=intent_class, identifier=f"bench-{uuid.uuid4()}")
+    made.payload.Pack(message)
+    return made
+
+
+def send_message():
+    return intent("INSendMessageIntent", chat.SendMessageIntent(
+        recipients=[types.Person(display_name="Celestra")], content="Rainbow polish at noon"))
+
+
+def search_messages():
+    return intent("INSearchForMessagesIntent", chat.SearchForMessagesIntent(
+        senders=[types.Person(display_name="Celestra")]))
+
+
+def send_payment():
+    return intent("INSendPaymentIntent", pay.SendPaymentIntent(
+        payee=types.Person(display_name="Buttercup"), currency_amount=types.CurrencyAmount(currency_code="USD", units=3)))
+
+
+def search_accounts():
+    return intent("INSearchForAccountsIntent", pay.SearchForAccountsIntent(
+        account_nickname=types.SpeakableString(spoken_phrase="Rainbow Checking")))
+
+
+def request_ride():
+    return intent("INRequestRideIntent", rides.RequestRideIntent(
+        pickup_location=types.Placemark(name="300 Post Street"), drop_off_location=types.Placemark(name="the forest"),
+        ride_option_name=types.SpeakableString(spoken_phrase="Pegasus")))
+
+
+def list_ride_options():
+    return intent("INListRideOptionsIntent", rides.ListRideOptionsIntent(
+        pickup_location=types.Placemark(name="300 Post Street"), drop_off_location=types.Placemark(name="the forest")))
+
+
+def create_note():
+    return intent("INCreateNoteIntent", notes.CreateNoteIntent(
+        title=types.SpeakableString(spoken_phrase="Unicorn ideas"), content=notes.NoteContent(text="Rainbow bridge")))
+
+
+def search_notebook():
+    return intent("INSearchForNotebookItemsIntent", notes.SearchForNotebookItemsIntent(
+        title=types.SpeakableString(spoken_phrase="Unicorn ideas")))
+
+
+#: Each domain's service and the intents it is driven with: its busiest intent (Resolve, Confirm)
+#: and a read-only intent for Handle (h2load sends one body again and again: a Handle with effects
+#: would be a replay after the first; durable Handles are measured by bench_payments.py).
+DOMAINS = [
+    ("messaging", "messaging-service", send_message, search_messages),
+    ("payments", "payments-service", send_payment, search_accounts),
+    ("ridebooking", "ridebooking-service", request_ride, list_ride_options),
+    ("notes", "notes-service", create_note, search_notebook),
+]
+TARGETS = ["health", "Resolve", "Confirm", "Handle"]
+
+
+def framed(message_bytes):
+    return b"\x00" + struct.pack(">I", len(message_bytes)) + message_bytes
+
+
+class Service:
+    def __init__(self, binary, work, name, jwks):
+        self.name = name
+        self.log_path = os.path.join(work, f"{name}.log")
+        database = os.path.join(work, f"{name}-{uuid.uuid4().hex[:6]}.sqlite")
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen(
+                [binary, "--port", "0", "--database", database, "--log-level", "warning", "--metrics-port=-1",
+                 "--jwks", jwks], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            found = re.search(r" serving on 127\.0\.0\.1:(\d+)", open(self.log_path).read())
+            if found:
+                self.port = int(found.group(1))
+                break
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise SystemExit(f"{name} did not start:\n{open(self.log_path).read()}")
+            time.sleep(0.05)
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{self.port}")
+
+    @property
+    def pid(self):
+        return self.process.pid
+
+    def cpu_ticks(self):
+        fields = open(f"/proc/{self.pid}/stat").read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+
+    def rss_mib(self):
+        for line in open(f"/proc/{self.pid}/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+    def stop(self):
+        self.channel.close()
+        self.process.terminate()
+        self.process.wait(30)
+
+
+class Bodies:
+    """The framed request of each target of one domain, each checked to get a real success. A
+    Handle that needs the user's yes carries a confirmation token, made again for each run (they
+    last five minutes)."""
+
+    def __init__(self, service, token, busiest, read_only):
+        self.service = service
+        self.metadata = [("authorization", f"Bearer {token}")]
+        self.stub = ext_grpc.IntentsExtensionStub(service.channel)
+        self.busiest = busiest()
+        self.read_only = read_only()
+        self.context = intent_pb2.RequestContext(user_id="diana", time_zone="Europe/Zurich", locale="en-US")
+
+    def body(self, target):
+        if target == "health":
+            check = self.service.channel.unary_unary(HEALTH, request_serializer=None, response_deserializer=None)
+            assert check(b"", timeout=5, metadata=self.metadata) == b"\x08\x01", "health: not SERVING"
+            return framed(b"")
+        if target == "Resolve":
+            request = ext.ResolveRequest(context=self.context, intent=self.busiest)
+            answer = self.stub.Resolve(request, timeout=5, metadata=self.metadata)
+            assert answer.complete, f"{self.service.name} Resolve not complete: {answer}"
+        elif target == "Confirm":
+            request = ext.ConfirmRequest(context=self.context, intent=self.busiest)
+            answer = self.stub.Confirm(request, timeout=5, metadata=self.metadata)
+            assert answer.response.code_name == "ready", f"{self.service.name} Confirm: {answer.response}"
+        else:
+            confirmed = self.stub.Confirm(ext.ConfirmRequest(context=self.context, intent=self.read_only),
+                                          timeout=5, metadata=self.metadata)
+            request = ext.HandleRequest(context=self.context, intent=self.read_only,
+                                        confirmation_token=confirmed.confirmation_token)
+            answer = self.stub.Handle(request, timeout=5, metadata=self.metadata)
+            assert answer.response.code_name == "success", f"{self.service.name} Handle: {answer.response}"
+        return framed(request.SerializeToString())
+
+
+def h2load(port, path, body_file, token, connections, streams, seconds, warm_up, log_file):
+    return subprocess.Popen(
+        ["h2load", "-D", str(seconds), f"--warm-up-time={warm_up}", "-c", str(connections), "-m", str(streams),
+         "-t", "1", "-d", body_file, "-H", "content-type: application/grpc", "-H", "te: trailers",
+         "-H", "grpc-timeout: 5S", "-H", f"authorization: Bearer {token}", f"--log-file={log_file}",
+         f"http://127.0.0.1:{port}{path}"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def run(service, bodies, target, load, seconds, warm_up, work, token):
+    connections, streams = load
+    body_file = os.path.join(work, f"{service.name}-{target}.bin")
+    with open(body_file, "wb") as out:
+        out.write(bodies.body(target))
+    log_file = os.path.join(work, f"{service.name}-{target}-{connections}x{streams}.log")
+    path = HEALTH if target == "health" else METHOD + target
+    load_process = h2load(service.port, path, body_file, token, connections, streams, seconds, warm_up, log_file)
+    time.sleep(warm_up)
+    before, started = service.cpu_ticks(), time.monotonic()
+    output, _ = load_process.communicate()
+    after, elapsed = service.cpu_ticks(), time.monotonic() - started
+    found = re.search(r"finished in [^,]+, ([0-9.]+) req/s", output)
+    if not found:
+        raise SystemExit(f"h2load against {service.name} {target} printed no rate:\n{output}")
+    rate = float(found.group(1))
+    latencies, bad = [], 0
+    for line in open(log_file):
+        parts = line.split()
+        if len(parts) >= 3:
+            bad += parts[1] != "200"
+            latencies.append(int(parts[2]))
+    latencies.sort()
+
+    def quantile(q):
+        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] / 1000 if latencies else 0.0
+
+    calls = rate * min(elapsed, seconds)
+    cpu_us = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / calls if calls else 0.0
+    return {"rate": rate, "p50": quantile(0.5), "p99": quantile(0.99), "cpu": cpu_us, "bad": bad}
+
+
+def bare_commits(work, seconds=2.0):
+    """Commits per second of one-row transactions on a fresh SQLite file in WAL, synchronous=FULL."""
+    path = os.path.join(work, f"bare-{uuid.uuid4().hex[:6]}.sqlite")
+    connection = sqlite3.connect(path, isolation_level=None)
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute("CREATE TABLE t (n INTEGER NOT NULL, payload TEXT NOT NULL)")
+    count, started = 0, time.monotonic()
+    while time.monotonic() - started < seconds:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("INSERT INTO t (n, payload) VALUES (?, ?)", (count, "x" * 200))
+        connection.execute("COMMIT")
+        count += 1
+    rate = count / (time.monotonic() - started)
+    connection.close()
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    return rate
+
+
+def durable_payments(binary, work, jwks, token, payments, concurrency):
+    service = Service(binary, work, "payments-durable", jwks)
+    try:
+        done = subprocess.run(
+            [sys.executable, os.path.join(REPO, "clients", "python", "bench_payments.py"), "--target",
+             f"127.0.0.1:{service.port}", "--payments", str(payments), "--concurrency", str(concurrency), "--round", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ, INTENTMESH_TOKEN=token))
+        found = re.search(r"^result .*rate=([0-9.]+)", done.stdout, re.MULTILINE)
+        if done.returncode != 0 or not found:
+            raise SystemExit(f"bench_payments.py failed:\n{done.stdout}")
+        return float(found.group(1))
+    finally:
+        service.stop()
+
+
+def spread(values, digits=0):
+    """The median, and the range over rounds when there are several."""
+    median = f"{statistics.median(values):.{digits}f}"
+    return f"{median} ({min(values):.{digits}f}–{max(values):.{digits}f})" if len(values) > 1 else median
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--jwks", required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--warm-up", type=int, default=1)
+    parser.add_argument("--payments", type=int, default=1200)
+    parser.add_argument("--domains", default=",".join(d[0] for d in DOMAINS))
+    parser.add_argument("--baseline", default="", help="a folder of other builds of the services, run beside")
+    args = parser.parse_args()
+    chosen = [d for d in DOMAINS if d[0] in args.domains.split(",")]
+    loads = [(1, 1), (16, 10)]
+    builds = [("", args.bin)] + ([("@baseline", args.baseline)] if args.baseline else [])
+
+    services, bodies = {}, {}
+    for domain, binary, busiest, read_only in chosen:
+        for suffix, folder in builds:
+            name = domain + suffix
+            service = Service(os.path.join(folder, binary), args.work, name, args.jwks)
+            services[name] = service
+            bodies[name] = Bodies(service, args.token, busiest, read_only)
+    try:
+        for name in services:  # every request is a real success before any is counted
+            for target in TARGETS:
+                bodies[name].body(target)
+        time.sleep(1)
+        idle = {name: service.rss_mib() for name, service in services.items()}
+        results = {}
+        commits, payments = [], {suffix: [] for suffix, _ in builds}
+        for round_number in range(1, args.rounds + 1):
+            commits.append(bare_commits(args.work))
+            print(f"round {round_number} bare SQLite commits/s: {commits[-1]:.0f}", file=sys.stderr)
+            for suffix, folder in builds:
+                payments[suffix].append(durable_payments(os.path.join(folder, "payments-service"), args.work,
+                                                         args.jwks, args.token, args.payments, 16))
+                print(f"round {round_number} durable payment Handles/s at 16{suffix}: {payments[suffix][-1]:.0f}",
+                      file=sys.stderr)
+            for load in loads:
+                for name in services:
+                    for target in TARGETS:
+                        result = run(services[name], bodies[name], target, load, args.seconds, args.warm_up,
+                                     args.work, args.token)
+                        results.setdefault((name, target, load), []).append(result)
+                        health = results[(name, "health", load)][-1]["rate"]
+                        result["ratio"] = result["rate"] / health if health else 0.0
+                        print(f"round {round_number} {name} {target} {load[0]}x{load[1]}: {result['rate']:.0f} req/s "
+                              f"p50 {result['p50']:.2f} ms p99 {result['p99']:.2f} ms cpu {result['cpu']:.0f} µs/call "
+                              f"×{result['ratio']:.2f} of health" + (f" NOT 200: {result['bad']}" if result["bad"] else ""),
+                              file=sys.stderr)
+        after = {name: service.rss_mib() for name, service in services.items()}
+    finally:
+        for service in services.values():
+            service.stop()
+
+    print(f"\n{args.rounds} rounds of {args.seconds} s per run, alternating; medians (range over rounds)\n")
+    print("| domain | call | load | req/s | × health | p50 | p99 | CPU/call |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (name, target, load), rows in results.items():
+        rates, ratios = [r["rate"] for r in rows], [r["ratio"] for r in rows]
+        ratio = "1" if target == "health" else spread(ratios, 2)
+        print(f"| {name} | {target} | {load[0]}×{load[1]} | {spread(rates)} | {ratio} "
+              f"| {statistics.median(r['p50'] for r in rows):.2f} ms | {statistics.median(r['p99'] for r in rows):.2f} ms "
+              f"| {statistics.median(r['cpu'] for r in rows):.0f} µs |")
+    print("\n| domain | idle RSS | RSS after the runs |")
+    print("|---|---|---|")
+    for name in services:
+        print(f"| {name} | {idle[name]:.1f} MiB | {after[name]:.1f} MiB |")
+    commit_rate = statistics.median(commits)
+    print(f"\nbare SQLite commits (WAL, synchronous=FULL): {spread(commits)}/s")
+    for suffix, rates in payments.items():
+        payment_rate = statistics.median(rates)
+        print(f"durable payment Handles{suffix} at 16 concurrent (Confirm + Handle each): {spread(rates)}/s, "
+              f"×{payment_rate / commit_rate:.2f} of the bare commit rate")
+
+
+if __name__ == "__main__":
+    main()
