@@ -15,9 +15,19 @@ package final class AsyncLock: Sendable {
 
   /// Runs `body` while holding the lock.
   package func withLock<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
-    await acquire()
+    // A free lock is taken without suspending: a suspension would resume the task through the
+    // executor, often on another thread.
+    if !tryAcquire() { await acquire() }
     defer { release() }
     return try await body()
+  }
+
+  private func tryAcquire() -> Bool {
+    state.withLock { state in
+      guard !state.locked else { return false }
+      state.locked = true
+      return true
+    }
   }
 
   private func acquire() async {

@@ -35,8 +35,9 @@ final class SQLiteHandle: @unchecked Sendable {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
     let statement = try prepared(sql, on: raw)
     defer {
+      // Not sqlite3_clear_bindings: every run binds every parameter anew, and clearing them
+      // expires (re-prepares) any statement whose plan SQLite let depend on a bound value.
       sqlite_nio_sqlite3_reset(statement)
-      sqlite_nio_sqlite3_clear_bindings(statement)
     }
     for (index, value) in binds.enumerated() {
       try check(bind(value, at: Int32(index + 1), of: statement), sql)
