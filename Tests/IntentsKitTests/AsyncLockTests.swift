@@ -6,8 +6,16 @@ import Testing
 struct AsyncLockTests {
   final class Holders: Sendable {
     let state = Mutex((now: 0, most: 0, done: 0))
-    func enter() { state.withLock { $0.now += 1; $0.most = max($0.most, $0.now) } }
-    func leave() { state.withLock { $0.now -= 1; $0.done += 1 } }
+    func enter() {
+      state.withLock {
+        $0.now += 1; $0.most = max($0.most, $0.now)
+      }
+    }
+    func leave() {
+      state.withLock {
+        $0.now -= 1; $0.done += 1
+      }
+    }
   }
 
   @Test("holders run one at a time, whether the lock was free or taken, and every waiter gets it")

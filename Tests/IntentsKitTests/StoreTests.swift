@@ -137,4 +137,57 @@ struct StoreTests {
       #expect(keys == ["a", "b"])
     }
   }
+
+  @Test("writes that wait while one runs commit together, once; one that throws is undone alone; all survive reopening")
+  func groupCommit() async throws {
+    let path = TemporaryDatabase.path(named: "store-group-commit")
+    defer { TemporaryDatabase.remove(path) }
+    let store = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+    try await SchemaMigrator.migrate(store, Self.migrations)
+    struct Refused: Error {}
+    let release = AsyncStream<Void>.makeStream()
+    let started = AsyncStream<Void>.makeStream()
+    let commitsBefore = store.commitCount
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        try await store.write { database in
+          try await database.raw("INSERT INTO t (n) VALUES (0)").run()
+          started.continuation.yield()
+          var signal = release.stream.makeAsyncIterator()
+          await signal.next()
+        }
+        return true
+      }
+      var iterator = started.stream.makeAsyncIterator()
+      await iterator.next()
+      for n in 1...20 {
+        group.addTask {
+          do {
+            try await store.write { database in
+              try await database.raw("INSERT INTO t (n) VALUES (\(bind: n))").run()
+              if n == 7 { throw Refused() }
+            }
+            return true
+          } catch is Refused {
+            return false
+          }
+        }
+      }
+      // Every one of them waits for the writer before the first lets go.
+      while store.waitingWriterCount < 20 { try await Task.sleep(for: .milliseconds(5)) }
+      release.continuation.yield()
+      var succeeded = 0
+      for try await done in group where done { succeeded += 1 }
+      #expect(succeeded == 20)
+    }
+    #expect(store.commitCount - commitsBefore == 1)
+    let written = try await store.read {
+      try await $0.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
+    }
+    #expect(written == [0] + (1...20).filter { $0 != 7 })
+    try await store.close()
+    let reopened = try await SQLiteStore.open(path: path, logger: Logger(label: "test"))
+    #expect(try await Self.count(reopened) == 20)
+    try await reopened.close()
+  }
 }

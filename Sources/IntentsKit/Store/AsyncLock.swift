@@ -22,6 +22,14 @@ package final class AsyncLock: Sendable {
     return try await body()
   }
 
+  /// Takes the lock, waiting for it if it is held. Pair with `unlock()`; prefer `withLock`.
+  package func lock() async {
+    if !tryAcquire() { await acquire() }
+  }
+
+  /// Lets the next waiter, if any, take the lock.
+  package func unlock() { release() }
+
   private func tryAcquire() -> Bool {
     state.withLock { state in
       guard !state.locked else { return false }
