@@ -11,7 +11,7 @@ package struct HandlerAnswer: Sendable {
   package var userActivity: UserActivityDraft?
 
   init<R: IntentResponseMessage>(_ answer: IntentAnswer<R>) throws {
-    self.payload = try Google_Protobuf_Any(message: answer.response)
+    self.payload = try .packing(answer.response)
     self.code = Int32(answer.response.code.rawValue)
     self.codeName = answer.response.codeName
     self.status = answer.response.handlingStatus

@@ -100,7 +100,7 @@ package struct IntentRegistration: Sendable {
           })
       }
       return ResolveOutcome(
-        resolutions: resolutions, resolvedPayload: try Google_Protobuf_Any(message: resolved), complete: complete)
+        resolutions: resolutions, resolvedPayload: try .packing(resolved), complete: complete)
     }
     self.confirm = { payload, context in
       let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)

@@ -18,7 +18,7 @@ package protocol ParameterValue: Sendable {
 }
 
 extension ParameterValue where Self: SwiftProtobuf.Message {
-  package func packed() throws -> Google_Protobuf_Any { try Google_Protobuf_Any(message: self) }
+  package func packed() throws -> Google_Protobuf_Any { try .packing(self) }
 
   package static func unpacked(from any: Google_Protobuf_Any) throws -> Self {
     try Self(unpackingAny: any)
@@ -31,7 +31,7 @@ extension ParameterValue where Self: SwiftProtobuf.Message {
 
 extension ParameterValue where Self: SwiftProtobuf.Enum {
   package func packed() throws -> Google_Protobuf_Any {
-    try Google_Protobuf_Any(message: Google_Protobuf_Int32Value(Int32(self.rawValue)))
+    try .packing(Google_Protobuf_Int32Value(Int32(self.rawValue)))
   }
 
   package static func unpacked(from any: Google_Protobuf_Any) throws -> Self {
@@ -49,7 +49,7 @@ extension ParameterValue where Self: SwiftProtobuf.Enum {
 
 extension String: ParameterValue {
   package func packed() throws -> Google_Protobuf_Any {
-    try Google_Protobuf_Any(message: Google_Protobuf_StringValue(self))
+    try .packing(Google_Protobuf_StringValue(self))
   }
 
   package static func unpacked(from any: Google_Protobuf_Any) throws -> String {
@@ -63,7 +63,7 @@ extension String: ParameterValue {
 
 extension Int32: ParameterValue {
   package func packed() throws -> Google_Protobuf_Any {
-    try Google_Protobuf_Any(message: Google_Protobuf_Int32Value(self))
+    try .packing(Google_Protobuf_Int32Value(self))
   }
 
   package static func unpacked(from any: Google_Protobuf_Any) throws -> Int32 {
@@ -77,7 +77,7 @@ extension Int32: ParameterValue {
 
 extension Bool: ParameterValue {
   package func packed() throws -> Google_Protobuf_Any {
-    try Google_Protobuf_Any(message: Google_Protobuf_BoolValue(self))
+    try .packing(Google_Protobuf_BoolValue(self))
   }
 
   package static func unpacked(from any: Google_Protobuf_Any) throws -> Bool {
