@@ -7,6 +7,12 @@ internal import VaporCSQLite
 /// is a few microseconds of CPU on pages SQLite has cached; running it in place spares the hop to
 /// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
 /// time. Only the commit of a write waits on the disk.
+///
+/// @unchecked Sendable: `raw` and `statements` are mutated only by `run` and `close`, and
+/// `SQLiteStore` calls those only while holding the lane's `AsyncLock` (or, for a write's BEGIN and
+/// COMMIT, on the store's thread while the writing task holds that lock and waits), so no two
+/// threads touch them at once and the lock orders each access after the last. The connection is
+/// opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
