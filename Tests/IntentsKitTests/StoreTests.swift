@@ -32,17 +32,46 @@ struct StoreTests {
     }
   }
 
-  @Test("runs in WAL mode with synchronous=FULL")
+  @Test("runs in WAL mode; the writer commits to the log and group commit syncs it")
   func durabilitySettings() async throws {
     try await withStore { store, _ in
       let mode = try await store.read {
         try await $0.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self)
       }
-      let sync = try await store.read {
+      let sync = try await store.write {
         try await $0.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
       }
       #expect(mode == "wal")
-      #expect(sync == 2)
+      #expect(sync == 1)
+      let durability = try #require(store.durability)
+      #expect((durability.commits, durability.durableCommits, durability.syncs) == (1, 1, 1))
+    }
+  }
+
+  @Test("a write returns only once a sync covers its commit; concurrent writes share syncs")
+  func groupCommit() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      let before = try #require(store.durability)
+      try await withThrowingTaskGroup(of: Void.self) { group in
+        for n in 0..<200 {
+          group.addTask {
+            // Inside the transaction, the commits before it are counted: it will be the next.
+            let sequence = try await store.write { database in
+              try await database.raw("INSERT INTO t (n) VALUES (\(bind: n))").run()
+              return (store.durability?.commits ?? 0) + 1
+            }
+            #expect(try #require(store.durability).durableCommits >= sequence)
+          }
+        }
+        try await group.waitForAll()
+      }
+      let after = try #require(store.durability)
+      #expect(after.commits == before.commits + 200)
+      #expect(after.durableCommits == after.commits)
+      #expect(after.syncs > before.syncs)
+      #expect(after.syncs - before.syncs <= 200)
+      #expect(try await Self.count(store) == 200)
     }
   }
 

@@ -6,13 +6,14 @@ internal import VaporCSQLite
 /// lane's lock: one caller at a time), with its statements prepared once and kept. A statement
 /// is a few microseconds of CPU on pages SQLite has cached; running it in place spares the hop to
 /// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
-/// time. Only the commit of a write waits on the disk.
+/// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
-/// @unchecked Sendable: `raw` and `statements` are mutated only by `run` and `close`, and
-/// `SQLiteStore` calls those only while holding the lane's `AsyncLock` (or, for a write's BEGIN and
-/// COMMIT, on the store's thread while the writing task holds that lock and waits), so no two
-/// threads touch them at once and the lock orders each access after the last. The connection is
-/// opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
+/// @unchecked Sendable: `raw` and `statements` are mutated only by `run`, `setBusyTimeout` and
+/// `close`, and `SQLiteStore` calls those only while holding the lane's `AsyncLock` (or, for a
+/// `BEGIN IMMEDIATE` that waits for another process, on the store's thread while the writing task
+/// holds that lock and waits), so no two threads touch them at once and the lock orders each
+/// access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread only.
+/// The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
@@ -59,6 +60,20 @@ final class SQLiteHandle: @unchecked Sendable {
       columns = names
       onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
     }
+  }
+
+  /// How long a statement waits for another connection's lock before failing `SQLITE_BUSY`.
+  func setBusyTimeout(milliseconds: Int32) {
+    if let raw { sqlite_nio_sqlite3_busy_timeout(raw, milliseconds) }
+  }
+
+  /// The function SQLite calls after each commit of this connection with the log's length in
+  /// frames (`sqlite3_wal_hook`); it replaces SQLite's automatic checkpoints.
+  func onWALCommit(
+    _ context: UnsafeMutableRawPointer,
+    _ hook: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafePointer<CChar>?, Int32) -> Int32
+  ) {
+    if let raw { _ = sqlite_nio_sqlite3_wal_hook(raw, hook, context) }
   }
 
   /// Closes the connection; its statements are finalized first.
@@ -144,5 +159,7 @@ final class SQLiteHandle: @unchecked Sendable {
 package struct SQLiteStatementError: Error, CustomStringConvertible {
   package let code: Int32
   package let message: String
+  /// Another connection (another process on the same file) holds the lock the statement needed.
+  var isBusy: Bool { code & 0xff == SQLITE_BUSY }
   package var description: String { "SQLite error \(code): \(message)" }
 }

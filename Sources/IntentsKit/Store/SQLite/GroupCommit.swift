@@ -1,0 +1,88 @@
+internal import NIOPosix
+internal import Synchronization
+
+/// Group commit for `SQLiteStore`: transactions commit to the write-ahead log one after another
+/// without waiting on the disk, and are answered only once a sync of the log (`WriteAheadLog`) that
+/// began after their commit has ended — so many commits share each `fdatasync`, and none is
+/// acknowledged before it is durable. The write lock is never held across a sync, so another
+/// process writing to the same file waits no longer than one transaction.
+///
+/// Syncs run on a thread of their own, one at a time (`GroupCommitState` decides when).
+final class GroupCommit: Sendable {
+  private typealias Waiter = CheckedContinuation<Void, any Error>
+
+  private let state = Mutex(GroupCommitState<Waiter>())
+  private let log: WriteAheadLog
+  private let thread: NIOThreadPool
+
+  init(log: WriteAheadLog) {
+    self.log = log
+    thread = NIOThreadPool(numberOfThreads: 1)
+    thread.start()
+  }
+
+  /// Numbers a commit that has just returned from SQLite; call it while still holding the write
+  /// lock, so that numbers follow the log's order.
+  func committed() -> UInt64 {
+    state.withLock { $0.commit() }
+  }
+
+  /// The number of the last commit: what a read may have seen.
+  var lastCommit: UInt64 {
+    state.withLock { $0.committed }
+  }
+
+  /// Commits made, commits durable, and syncs that made them so.
+  var progress: SQLiteStore.Durability {
+    state.withLock { SQLiteStore.Durability(commits: $0.committed, durableCommits: $0.durable, syncs: $0.syncs) }
+  }
+
+  /// Returns once commit `sequence` is on the disk; throws if a sync failed. Not cancellable: the
+  /// commit has happened, and the wait is at most two syncs.
+  func waitUntilDurable(_ sequence: UInt64) async throws {
+    if state.withLock({ $0.isDurable(sequence) }) { return }
+    try await withCheckedThrowingContinuation { (waiter: Waiter) in
+      switch state.withLock({ $0.wait(for: sequence, waiter) }) {
+      case .durable:
+        waiter.resume()
+      case .fail(let error):
+        waiter.resume(throwing: error)
+      case .wait(let startSync):
+        if startSync != nil { sync() }
+      }
+    }
+  }
+
+  /// Runs the sync `GroupCommitState` asked for, then the next one if callers are left.
+  private func sync() {
+    thread.submit { [self] work in
+      let ended: GroupCommitState<Waiter>.SyncEnded
+      let failure: (any Error)?
+      do {
+        guard work == .active else { throw GroupCommitClosed() }
+        try log.sync()
+        ended = state.withLock { $0.syncSucceeded() }
+        failure = nil
+      } catch {
+        ended = state.withLock { $0.syncFailed(error) }
+        failure = error
+      }
+      for waiter in ended.resume {
+        if let failure { waiter.resume(throwing: failure) } else { waiter.resume() }
+      }
+      if ended.startSync != nil { sync() }
+    }
+  }
+
+  /// Makes the last commit durable, stops the sync thread and closes the log.
+  func close() async throws {
+    try? await waitUntilDurable(lastCommit)
+    try await thread.shutdownGracefully()
+    log.close()
+  }
+}
+
+/// The store closed while a commit waited to be made durable.
+struct GroupCommitClosed: Error, CustomStringConvertible {
+  var description: String { "the store closed before the commit was synced to the disk" }
+}

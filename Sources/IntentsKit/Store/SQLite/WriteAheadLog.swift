@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+  internal import Glibc
+#elseif canImport(Musl)
+  internal import Musl
+#elseif canImport(Darwin)
+  internal import Darwin
+#endif
+internal import Synchronization
+internal import VaporCSQLite
+
+/// A store's write-ahead log (`<database>-wal`), as group commit sees it: a file to make durable
+/// and, once it has grown, to checkpoint into the database.
+///
+/// The writer commits with `synchronous=NORMAL`: SQLite writes the commit's frames to the log but
+/// does not wait for the disk. `sync()` does that wait for every commit written so far — one
+/// `fdatasync` of the log, through a descriptor of our own, for however many commits were made
+/// since the last. A checkpoint (SQLite's, PASSIVE, on a connection of its own) copies the log
+/// into the database when the log passes `checkpointFrames`; in NORMAL mode SQLite syncs the log
+/// before and the database after, so frames the log later overwrites are already durable.
+///
+/// @unchecked Sendable: `descriptor` and `checkpointer` are used only by `sync()` and `close()`,
+/// which `GroupCommit` calls on its one thread, one at a time. `frames` is atomic.
+final class WriteAheadLog: @unchecked Sendable {
+  /// SQLite's own default for automatic checkpoints (`wal_autocheckpoint`).
+  static let checkpointFrames = 1000
+
+  private let path: String
+  private var descriptor: Int32 = -1
+  private var checkpointer: SQLiteHandle?
+  /// The log's length in frames after the last commit, as SQLite's WAL hook reports it.
+  private let frames = Atomic<Int>(0)
+
+  /// The log of the database at `databasePath`. Its checkpoints run on a connection of its own.
+  init(databasePath: String) throws {
+    path = databasePath + "-wal"
+    checkpointer = try SQLiteHandle(path: databasePath)
+  }
+
+  deinit { close() }
+
+  /// Makes `writer` report the log's length after each of its commits (instead of SQLite running
+  /// automatic checkpoints inside the commit, which would wait on the disk there).
+  func observeCommits(of writer: SQLiteHandle) {
+    writer.onWALCommit(Unmanaged.passUnretained(self).toOpaque()) { context, _, _, frames in
+      guard let context else { return SQLITE_OK }
+      Unmanaged<WriteAheadLog>.fromOpaque(context).takeUnretainedValue().frames.store(
+        Int(frames), ordering: .relaxed)
+      return SQLITE_OK
+    }
+  }
+
+  /// Makes every commit written to the log so far durable; checkpoints the log when it is long.
+  func sync() throws {
+    if descriptor < 0 { try openLog() }
+    guard Self.syncData(descriptor) == 0 else { throw WriteAheadLogError(operation: "fdatasync", path: path) }
+    if frames.load(ordering: .relaxed) >= Self.checkpointFrames, let checkpointer {
+      // PASSIVE: copies what no reader still needs, never waits on a lock, never blocks a writer.
+      try checkpointer.run("PRAGMA wal_checkpoint(PASSIVE)", []) { _ in }
+      frames.store(0, ordering: .relaxed)
+    }
+  }
+
+  func close() {
+    if descriptor >= 0 { closeDescriptor(descriptor) }
+    descriptor = -1
+    checkpointer?.close()
+    checkpointer = nil
+  }
+
+  /// Opens the log, which SQLite created with the writer's first transaction, and syncs its
+  /// directory once, so that the log's name survives a power loss as well as its contents.
+  private func openLog() throws {
+    let opened = open(path, O_RDONLY | O_CLOEXEC)
+    guard opened >= 0 else { throw WriteAheadLogError(operation: "open", path: path) }
+    descriptor = opened
+    let slash = path.lastIndex(of: "/")
+    let directoryPath = slash.map { String(path[..<$0]) } ?? "."
+    let directory = open(directoryPath.isEmpty ? "/" : directoryPath, O_RDONLY | O_CLOEXEC)
+    guard directory >= 0 else { throw WriteAheadLogError(operation: "open", path: directoryPath) }
+    defer { closeDescriptor(directory) }
+    guard fsync(directory) == 0 else { throw WriteAheadLogError(operation: "fsync", path: directoryPath) }
+  }
+
+  private static func syncData(_ descriptor: Int32) -> Int32 {
+    #if canImport(Darwin)
+      fsync(descriptor)
+    #else
+      fdatasync(descriptor)
+    #endif
+  }
+}
+
+private func closeDescriptor(_ descriptor: Int32) {
+  _ = close(descriptor)
+}
+
+/// The log could not be opened or synced: what was committed may not be on the disk.
+struct WriteAheadLogError: Error, CustomStringConvertible {
+  let operation: String
+  let path: String
+  let code = errno
+  var description: String { "\(operation) of \(path) failed: errno \(code)" }
+}
