@@ -116,11 +116,14 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // The one SQLite setting Swift cannot make itself (sqlite3_db_config is variadic).
+    .target(name: "CSQLiteOptions", dependencies: [sqliteNIO]),
+
     // The runtime every domain service is built on: intents, handlers, manifests, views, the store.
     .target(
       name: "IntentsKit",
       dependencies: [
-        "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf,
+        "CSQLiteOptions", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf,
         logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit, postgresNIO, nioCore,
         nioPosix,
         nioHTTP1, argumentParser, prometheus, crypto,

@@ -151,6 +151,15 @@ struct StoreTests {
       #expect(try row?.decode(column: "b", as: Data.self) == bytes)
       #expect(try row?.decodeNil(column: "n") == true)
       #expect(try row?.decode(column: "n", as: String?.self) == nil)
+      #expect(try row?.decode(column: "n", as: Int?.self) == nil)
+      #expect(try row?.decode(column: "n", as: Int64?.self) == nil)
+      #expect(try row?.decode(column: "i", as: Int.self) == Int.max)
+      #expect(try row?.decode(column: "i", as: Int?.self) == Int.max)
+      #expect(try row?.decode(column: "i", as: Int64?.self) == Int64.max)
+      #expect(try row?.decode(column: "t", as: String?.self) == "Zoë 🦄")
+      // Not the column's type: SQLiteKit's decoder decides, and refuses text as a number.
+      #expect(throws: (any Error).self) { try row?.decode(column: "t", as: Int.self) }
+      #expect(throws: (any Error).self) { try row?.decode(column: "n", as: String.self) }
       #expect(throws: (any Error).self) { try row?.decode(column: "nope", as: String.self) }
       // A duplicate key: SQLite's reason, nothing written, and the next write goes ahead.
       await #expect {

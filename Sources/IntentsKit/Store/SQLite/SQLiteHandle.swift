@@ -1,3 +1,4 @@
+internal import CSQLiteOptions
 internal import NIOCore
 internal import SQLiteNIO
 internal import VaporCSQLite
@@ -33,6 +34,15 @@ final class SQLiteHandle: @unchecked Sendable {
       throw SQLiteStatementError(code: status, message: "cannot open \(path): \(message)")
     }
     raw = handle
+    // A statement keeps its plan whatever is bound: without this, binding a value SQLite's planner
+    // looked at (a `column = ?` moving between 0/1 and other numbers) re-prepares the statement —
+    // a parse and plan on every call of a query run with alternating values.
+    let configured = intentmesh_sqlite_enable_qpsg(handle)
+    guard configured == SQLITE_OK else {
+      sqlite_nio_sqlite3_close(handle)
+      raw = nil
+      throw SQLiteStatementError(code: configured, message: "cannot configure \(path)")
+    }
   }
 
   deinit { close() }

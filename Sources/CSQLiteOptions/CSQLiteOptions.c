@@ -1,0 +1,13 @@
+#include "CSQLiteOptions.h"
+
+// SQLiteNIO's bundled SQLite (VaporCSQLite) prefixes its symbols; declared here rather than
+// through its header, which is not a product of the sqlite-nio package.
+int sqlite_nio_sqlite3_db_config(struct sqlite3 *db, int op, ...);
+
+// SQLITE_DBCONFIG_ENABLE_QPSG in sqlite3.h.
+enum { intentmesh_dbconfig_enable_qpsg = 1007 };
+
+int intentmesh_sqlite_enable_qpsg(struct sqlite3 *db) {
+  int enabled = 0;
+  return sqlite_nio_sqlite3_db_config(db, intentmesh_dbconfig_enable_qpsg, 1, &enabled);
+}

@@ -1,0 +1,14 @@
+#ifndef INTENTMESH_CSQLITEOPTIONS_H
+#define INTENTMESH_CSQLITEOPTIONS_H
+
+struct sqlite3;
+
+/// Turns on SQLite's query planner stability guarantee (SQLITE_DBCONFIG_ENABLE_QPSG) for `db`:
+/// a prepared statement keeps its plan whatever values are bound, instead of being re-prepared
+/// when a bound value might change the plan (a `column = ?` whose value moves between 0/1 and
+/// other integers, a `LIMIT ?`, a `LIKE ?`). Returns SQLite's result code.
+///
+/// A C function because `sqlite3_db_config` is variadic, which Swift cannot call.
+int intentmesh_sqlite_enable_qpsg(struct sqlite3 *db);
+
+#endif
