@@ -63,6 +63,7 @@ package struct DomainService: Sendable {
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes,
       tls: configuration.tls, idleTimeout: configuration.idleTimeout)
     let metrics = RPCMetrics()
+    if let store = store as? SQLiteStore { GroupCommitMetrics.export(store, to: metrics) }
     let reflection = try ReflectionService(
       services: ["intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"] + definition.appServiceNames)
     let server = GRPCServer(

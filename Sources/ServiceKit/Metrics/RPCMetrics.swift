@@ -9,6 +9,8 @@ package final class RPCMetrics: Sendable {
   package let registry: PrometheusCollectorRegistry
   private let inFlightTotal: Gauge
   private let methods = Mutex<[String: Method]>([:])
+  /// Run before each rendering, for collectors that read their value when scraped.
+  private let beforeRender = Mutex<[@Sendable () -> Void]>([])
 
   /// Latency buckets from 0.5 ms to 10 s.
   static let buckets: [Duration] = [
@@ -97,9 +99,16 @@ package final class RPCMetrics: Sendable {
     MetricNameDescriptor(namespace: "grpc", subsystem: "server", metricName: metric, unitName: unit, helpText: help)
   }
 
+  /// Runs `update` before each rendering: for collectors brought up to date when scraped rather
+  /// than on every event they count.
+  package func updateBeforeRendering(_ update: @escaping @Sendable () -> Void) {
+    beforeRender.withLock { $0.append(update) }
+  }
+
   /// The text exposition of every metric.
   package func render() -> [UInt8] {
-    registry.emitToBuffer()
+    for update in beforeRender.withLock({ $0 }) { update() }
+    return registry.emitToBuffer()
   }
 
   /// One call being measured.
