@@ -126,8 +126,9 @@ struct PaymentsServiceTests {
         $0.timeZone = "Europe/Zurich"
       }
       // Out of Diana's Rainbow Checking (1,250.00): 20 transfers of 50.00 and 30 payments of 100.00
-      // to Scott; out of Scott's: 30 payments of 100.00 to Diana. Each sent twice at once with the
-      // same identifier.
+      // to Scott; out of Scott's: 30 payments of 100.00 to Diana. All confirmed at once; each one
+      // the user said yes to is then handled twice at once with the same identifier (a retry racing
+      // the first try).
       let transfers = try (0..<20).map { index in
         try Self.intent(
           "INTransferMoneyIntent",
@@ -139,25 +140,34 @@ struct PaymentsServiceTests {
       let toScott = try (0..<30).map { try Self.payment(100, to: "Scott", identifier: "to-scott-\($0)") }
       let toDiana = try (0..<30).map { try Self.payment(100, to: "Diana", identifier: "to-diana-\($0)") }
       let calls = (transfers + toScott).map { (Self.context, $0) } + toDiana.map { (scott, $0) }
-      let results = try await withThrowingTaskGroup(of: (String, String, Bool).self) { group in
-        for (context, intent) in calls + calls {
+      let results = try await withThrowingTaskGroup(of: [(String, String, Bool)].self) { group in
+        for (context, intent) in calls {
           group.addTask {
-            let answer = try await client.confirmAndHandle(
+            let confirmed = try await client.confirm(
               .with {
                 $0.context = context; $0.intent = intent
               })
-            return (intent.identifier, answer.response.codeName, answer.replayed)
+            guard !confirmed.confirmationToken.isEmpty else {
+              // Refused before the user's yes (the money was gone by then): a client stops here.
+              return [(intent.identifier, confirmed.response.codeName, false)]
+            }
+            let handle = Intentmesh_V1_HandleRequest.with {
+              $0.context = context; $0.intent = intent; $0.confirmationToken = confirmed.confirmationToken
+            }
+            async let first = client.handle(handle)
+            async let second = client.handle(handle)
+            return try await [first, second].map { (intent.identifier, $0.response.codeName, $0.replayed) }
           }
         }
-        return try await group.reduce(into: []) { $0.append($1) }
+        return try await group.reduce(into: []) { $0 += $1 }
       }
-      #expect(results.count == 160)
-      // Each identifier answered the same way both times, once for real.
+      // Each identifier handled answered the same way both times, once for real.
       let byIdentifier = Dictionary(grouping: results, by: \.0)
       #expect(byIdentifier.count == 80)
       for (identifier, answers) in byIdentifier {
         #expect(Set(answers.map(\.1)).count == 1, "\(identifier)")
         #expect(answers.filter { !$0.2 }.count == 1, "\(identifier)")
+        if answers.count == 1 { #expect(answers[0].1 == "failureInsufficientFunds", "\(identifier)") }
       }
       #expect(byIdentifier.values.allSatisfy { ["success", "failureInsufficientFunds"].contains($0[0].1) })
       let succeeded = byIdentifier.filter { $0.value[0].1 == "success" }.map(\.key)
