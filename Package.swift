@@ -150,7 +150,8 @@ let package = Package(
     .target(
       name: "IntentsKit",
       dependencies: [
-        "CSQLiteOptions", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf,
+        "CSQLiteOptions", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2,
+        swiftProtobuf,
         logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit, postgresNIO, nioCore,
         nioPosix,
         nioHTTP1, argumentParser, prometheus, crypto,
