@@ -3,6 +3,7 @@ import GRPCCore
 import IntentsKitTesting
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import ServiceKit
 import SwiftProtobuf
 import Testing
 
@@ -10,30 +11,10 @@ import Testing
 struct UpCommandTests {
   @Test("starts every service and the gateway, routes through it, and stops all of them on Ctrl-C")
   func up() async throws {
-    let data = FileManager.default.temporaryDirectory.appendingPathComponent("intentmesh-up-\(UUID().uuidString)")
-    defer { try? FileManager.default.removeItem(at: data) }
-    let process = Process()
-    process.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
-    process.arguments = ["up", "--port", "0", "--data", data.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    let output = OutputBuffer()
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let chunk = handle.availableData
-      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
-      guard !chunk.isEmpty else {
-        handle.readabilityHandler = nil
-        return
-      }
-      output.append(chunk)
-    }
-    try process.run()
-    defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-    let deadline = ContinuousClock.now + .seconds(60)
-    while !output.text.contains("Ctrl-C stops everything."), process.isRunning, ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(25))
-    }
+    let run = try UpRun()
+    let (data, process, output) = (run.data, run.process, run.output)
+    defer { run.end() }
+    try await run.waitFor("Ctrl-C stops everything.")
     let text = output.text
     let gatewayLine = try #require(text.split(separator: "\n").first { $0.contains("gateway ") }, "\(text)")
     let port = try #require(
@@ -93,5 +74,114 @@ struct UpCommandTests {
     #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("payments.sqlite").path))
     let log = try String(contentsOf: data.appendingPathComponent("logs/messaging-service.log"), encoding: .utf8)
     #expect(log.contains("stopped cleanly"))
+  }
+
+  @Test("a domain killed with SIGKILL is started again on its port while the others keep answering")
+  func restartsAKilledDomain() async throws {
+    let run = try UpRun()
+    let (data, process, output) = (run.data, run.process, run.output)
+    defer { run.end() }
+    try await run.waitFor("Ctrl-C stops everything.")
+    let lines = output.text.split(separator: "\n")
+    let port = try #require(
+      lines.first { $0.contains("gateway ") }?.split(separator: ":").last
+        .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
+    let messagingAddress = try #require(lines.first { $0.contains("messaging-service ") }?.split(separator: " ").last)
+    // Signed with the identity `up` made in its data folder.
+    let token = try LocalIssuer.loadOrCreate(in: data.appendingPathComponent("identity"))
+      .token(subject: "diana", ttl: .seconds(600))
+    let transport = try HTTP2ClientTransport.Posix(
+      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+    try await withGRPCClient(transport: transport) { client in
+      let extensions = Intentmesh_V1_IntentsExtension.Client(wrapping: client)
+      let metadata: Metadata = ["authorization": "Bearer \(token)"]
+      func resolve(_ intentClass: String) async throws -> Intentmesh_V1_ResolveResponse {
+        try await extensions.resolve(
+          .with { $0.intent = .with { $0.intentClass = intentClass } }, metadata: metadata)
+      }
+      _ = try await resolve("INSearchForMessagesIntent")
+      let killed = try #require(ProcessTable.pid(ofCommandContaining: ["messaging-service", data.path]))
+      kill(killed, SIGKILL)
+      try await run.waitFor("messaging-service was killed by signal 9 (SIGKILL)")
+      // Meanwhile the other domains answer as before.
+      #expect(try await resolve("INSearchForAccountsIntent").resolvedIntent.intentClass == "INSearchForAccountsIntent")
+      try await run.waitFor("messaging-service is back on \(messagingAddress)")
+      let restarted = try #require(ProcessTable.pid(ofCommandContaining: ["messaging-service", data.path]))
+      #expect(restarted != killed)
+      // Through the same gateway, without restarting it: the gateway reconnects on its own.
+      var answered: Intentmesh_V1_ResolveResponse?
+      let deadline = ContinuousClock.now + .seconds(20)
+      while answered == nil, ContinuousClock.now < deadline {
+        answered = try? await resolve("INSearchForMessagesIntent")
+        if answered == nil { try await Task.sleep(for: .milliseconds(200)) }
+      }
+      #expect(answered?.resolvedIntent.intentClass == "INSearchForMessagesIntent")
+    }
+    let log = try String(contentsOf: data.appendingPathComponent("logs/messaging-service.log"), encoding: .utf8)
+    #expect(log.contains("--- restarted by intentmesh up"))
+    #expect(log.components(separatedBy: " serving on ").count == 3, "\(log)")
+
+    kill(process.processIdentifier, SIGINT)
+    let stopDeadline = ContinuousClock.now + .seconds(30)
+    while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(25)) }
+    #expect(process.terminationStatus == 0, "\(output.text)")
+    #expect(output.text.contains("stopped cleanly"), "\(output.text)")
+  }
+}
+
+/// Processes by their command line, from /proc.
+enum ProcessTable {
+  /// The pid of the first process whose command line contains every one of `parts`.
+  static func pid(ofCommandContaining parts: [String]) -> pid_t? {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries {
+      guard let pid = pid_t(entry),
+        let raw = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+      else { continue }
+      let command = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: " ")
+      if parts.allSatisfy({ command.contains($0) }) { return pid }
+    }
+    return nil
+  }
+}
+
+/// `intentmesh up --port 0` in a data folder of its own, its output collected.
+struct UpRun {
+  let data = FileManager.default.temporaryDirectory.appendingPathComponent("intentmesh-up-\(UUID().uuidString)")
+  let process = Process()
+  let output = OutputBuffer()
+
+  init() throws {
+    process.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
+    process.arguments = ["up", "--port", "0", "--data", data.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    let output = output
+    pipe.fileHandleForReading.readabilityHandler = { handle in
+      let chunk = handle.availableData
+      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
+      guard !chunk.isEmpty else {
+        handle.readabilityHandler = nil
+        return
+      }
+      output.append(chunk)
+    }
+    try process.run()
+  }
+
+  /// Waits until `up` has printed `text`; fails the test if it does not in time.
+  func waitFor(_ text: String) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while !output.text.contains(text), process.isRunning, ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(25))
+    }
+    try #require(output.text.contains(text), "no \"\(text)\" in:\n\(output.text)")
+  }
+
+  /// Kills `up` if a test left it running, and removes its data.
+  func end() {
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    try? FileManager.default.removeItem(at: data)
   }
 }

@@ -1,13 +1,13 @@
-import IntentMeshProtos
-import SwiftProtobuf
 import ArgumentParser
 import Foundation
 
 /// Every domain service and the gateway as separate processes on loopback, SQLite files in a data
-/// folder; stopped cleanly on Ctrl-C.
+/// folder; a service that dies is started again (`Supervisor`); all stopped cleanly on Ctrl-C.
 struct UpCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
-    commandName: "up", abstract: "Start every domain service and the gateway on this machine; Ctrl-C stops them.")
+    commandName: "up",
+    abstract: "Start every domain service and the gateway on this machine, restarting any that dies; Ctrl-C stops them."
+  )
 
   /// The domain executables `up` starts, with their port offset from the gateway's port.
   static let domains: [(product: String, offset: Int, database: String)] = [
@@ -36,51 +36,90 @@ struct UpCommand: AsyncParsableCommand {
     let jwks = ["--jwks", LocalIdentity.jwksPath(data: data)]
     let (signals, sources) = Self.terminationSignals()
     defer { sources.forEach { $0.cancel() } }
-    var children: [(ChildProcess, String)] = []
+    let supervisor = Supervisor()
     do {
       var domainAddresses: [String] = []
       for domain in Self.domains {
-        let child = try ChildProcess(
+        let database = dataURL.appendingPathComponent(domain.database).path
+        let spec = ServiceSpec(
           name: domain.product, executable: bin.appendingPathComponent(domain.product),
-          arguments: [
-            "--host", host, "--port", String(port == 0 ? 0 : port + domain.offset),
-            "--database", dataURL.appendingPathComponent(domain.database).path,
-          ] + jwks,
+          arguments: { [host] port in
+            ["--host", host, "--port", String(port), "--database", database] + jwks
+          },
           log: logs.appendingPathComponent("\(domain.product).log"))
-        children.append((child, domain.product))
-        domainAddresses.append(try await child.waitUntilServing())
+        domainAddresses.append(
+          try await Self.start(spec, port: port == 0 ? 0 : port + domain.offset, under: supervisor))
       }
-      let gateway = try ChildProcess(
+      let domainArguments = domainAddresses.flatMap { ["--domain", $0] }
+      let gatewaySpec = ServiceSpec(
         name: "gateway", executable: bin.appendingPathComponent("gateway"),
-        arguments: ["--host", host, "--port", String(port), "--refresh-seconds", "5"]
-          + domainAddresses.flatMap { ["--domain", $0] } + jwks,
+        arguments: { [host] port in
+          ["--host", host, "--port", String(port), "--refresh-seconds", "5"] + domainArguments + jwks
+        },
         log: logs.appendingPathComponent("gateway.log"))
-      children.append((gateway, "gateway"))
-      let gatewayAddress = try await gateway.waitUntilServing()
+      let gatewayAddress = try await Self.start(gatewaySpec, port: port, under: supervisor)
       Terminal.say("IntentMesh is up:")
       Terminal.say("  gateway             \(gatewayAddress)")
-      for ((_, name), address) in zip(children, domainAddresses) {
-        Terminal.say("  \(name.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
+      for (domain, address) in zip(Self.domains, domainAddresses) {
+        Terminal.say("  \(domain.product.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
       }
       Terminal.say("  data and logs       \(dataURL.path)")
       Terminal.say("  token signing key   \(LocalIdentity.directory(data: data).path) (`intentmesh token --user NAME`)")
-      Terminal.say("Ctrl-C stops everything.")
+      Terminal.say("A service that dies is started again on its port. Ctrl-C stops everything.")
     } catch {
-      await Self.stopAll(children)
+      await supervisor.stopAll()
       throw error
     }
-    let reason = await Self.firstEvent(signals: signals, children: children.map(\.0))
-    Terminal.say(reason)
-    let statuses = await Self.stopAll(children)
+    Terminal.say(await Self.superviseUntilSignal(supervisor, signals: signals))
+    let statuses = await supervisor.stopAll()
+    let givenUp = await supervisor.givenUp
+    guard givenUp.isEmpty else {
+      Terminal.say("stopped; \(givenUp.joined(separator: ", ")) stayed down after crashing (see the logs)")
+      throw ExitCode(1)
+    }
     Terminal.say(statuses.allSatisfy { $0 == 0 } ? "stopped cleanly" : "stopped; exit statuses \(statuses)")
   }
 
-  /// Stops the gateway first, then the domains, each waiting for its calls in flight.
-  @discardableResult
-  static func stopAll(_ children: [(ChildProcess, String)]) async -> [Int32] {
-    var statuses: [Int32] = []
-    for (child, _) in children.reversed() { statuses.append(await child.stop()) }
-    return statuses
+  /// Starts `spec` on `port` and hands it to `supervisor` once it serves; returns its address.
+  static func start(_ spec: ServiceSpec, port: Int, under supervisor: Supervisor) async throws -> String {
+    let process = try ChildProcess(
+      name: spec.name, executable: spec.executable, arguments: spec.arguments(port), log: spec.log)
+    let address: String
+    do {
+      address = try await process.waitUntilServing()
+    } catch {
+      _ = await process.stop()
+      throw error
+    }
+    // Started again on the port it took, so that the gateway (and clients) find it where it was.
+    guard let served = address.split(separator: ":").last.flatMap({ Int($0) }) else {
+      _ = await process.stop()
+      throw CLIError("\(spec.name) reported an address without a port: \(address)")
+    }
+    await supervisor.adopt(process, spec: spec, port: served)
+    return address
+  }
+
+  /// Keeps the services running until SIGINT or SIGTERM; returns what to tell the user.
+  static func superviseUntilSignal(_ supervisor: Supervisor, signals: AsyncStream<Int32>) async -> String {
+    await withTaskGroup(of: String?.self) { group in
+      group.addTask {
+        for await number in signals { return number == SIGINT ? "interrupted: stopping" : "terminated: stopping" }
+        return "stopping"
+      }
+      group.addTask {
+        await supervisor.watch()
+        return nil
+      }
+      var reason = "stopping"
+      while let next = await group.next() {
+        guard let said = next else { continue }
+        reason = said
+        break
+      }
+      group.cancelAll()
+      return reason
+    }
   }
 
   /// SIGINT and SIGTERM as a stream; the default action is turned off so they reach us.
@@ -95,26 +134,4 @@ struct UpCommand: AsyncParsableCommand {
     }
     return (stream, sources)
   }
-
-  /// Waits for a signal or for a child to die on its own.
-  static func firstEvent(signals: AsyncStream<Int32>, children: [ChildProcess]) async -> String {
-    await withTaskGroup(of: String.self) { group in
-      group.addTask {
-        for await number in signals { return number == SIGINT ? "interrupted: stopping" : "terminated: stopping" }
-        return "stopping"
-      }
-      group.addTask {
-        while !Task.isCancelled {
-          if let dead = children.first(where: { !$0.isRunning }) { return "\(dead.name) exited; stopping the rest" }
-          try? await Task.sleep(for: .milliseconds(200))
-        }
-        return "stopping"
-      }
-      let first = await group.next() ?? "stopping"
-      group.cancelAll()
-      return first
-    }
-  }
 }
-
-import Synchronization

@@ -10,7 +10,9 @@ final class ChildProcess: Sendable {
   let process: Process
   private let output = OutputBuffer()
 
-  init(name: String, executable: URL, arguments: [String], log: URL) throws {
+  /// Starts `executable`; its output goes to `log`, which a restart (`appending`) continues after
+  /// a line saying so, and a first start begins anew.
+  init(name: String, executable: URL, arguments: [String], log: URL, appending: Bool = false) throws {
     self.name = name
     let process = Process()
     process.executableURL = executable
@@ -18,8 +20,14 @@ final class ChildProcess: Sendable {
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
-    FileManager.default.createFile(atPath: log.path, contents: nil)
+    if !appending || !FileManager.default.fileExists(atPath: log.path) {
+      FileManager.default.createFile(atPath: log.path, contents: nil)
+    }
     let file = try FileHandle(forWritingTo: log)
+    if appending {
+      _ = file.seekToEndOfFile()
+      file.write(Data("--- restarted by intentmesh up at \(Date()) ---\n".utf8))
+    }
     let output = self.output
     pipe.fileHandleForReading.readabilityHandler = { handle in
       let data = handle.availableData
@@ -32,6 +40,18 @@ final class ChildProcess: Sendable {
   }
 
   var isRunning: Bool { process.isRunning }
+
+  /// How it ended, for people: "exited with status 1", "was killed by signal 9 (SIGKILL)".
+  var exitDescription: String {
+    guard !process.isRunning else { return "is running" }
+    let status = process.terminationStatus
+    guard process.terminationReason == .uncaughtSignal else { return "exited with status \(status)" }
+    let names: [Int32: String] = [
+      SIGKILL: "SIGKILL", SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGTERM: "SIGTERM", SIGINT: "SIGINT",
+      SIGILL: "SIGILL", SIGBUS: "SIGBUS", SIGTRAP: "SIGTRAP",
+    ]
+    return "was killed by signal \(status)" + (names[status].map { " (\($0))" } ?? "")
+  }
 
   /// Waits for the "serving on" line; returns the address.
   func waitUntilServing(timeout: Duration = .seconds(120)) async throws -> String {
