@@ -107,7 +107,12 @@ struct RideBookingEndToEndTests {
       if follow.isRunning { follow.terminate() }
       #expect(follow.terminationStatus == 0, "\(printed.text)")
       #expect(printed.text.contains("UnicornRides ["), "\(printed.text)")
-      #expect(printed.text.contains("Approaching pickup"), "\(printed.text)")
+      // Like the stream above, `follow` may connect after the short approach (3 s at 100x) on a
+      // loaded machine: it shows at least one phase before the arrival, whichever it caught first.
+      #expect(
+        ["Requested", "Confirmed", "Approaching pickup", "At the pickup", "On the way"].contains {
+          printed.text.contains("│ \($0)")
+        }, "\(printed.text)")
       #expect(printed.text.contains("│ Arrived"), "\(printed.text)")
       #expect(printed.text.contains("Your ride at"), "\(printed.text)")
       #expect(printed.text.contains("UnicornRides: updates ended after"), "\(printed.text)")
