@@ -27,14 +27,16 @@ final class GroupCommit: Sendable {
     state.withLock { $0.commit() }
   }
 
-  /// The number of the last commit: what a read may have seen.
-  var lastCommit: UInt64 {
-    state.withLock { $0.committed }
-  }
-
   /// Commits made, commits durable, and syncs that made them so.
   var progress: SQLiteStore.Durability {
     state.withLock { SQLiteStore.Durability(commits: $0.committed, durableCommits: $0.durable, syncs: $0.syncs) }
+  }
+
+  /// Returns once every commit made so far (all a read may have seen) is on the disk; one lock when
+  /// they already are.
+  func waitUntilCommittedAreDurable() async throws {
+    let (last, durable) = state.withLock { ($0.committed, $0.isDurable($0.committed)) }
+    if !durable { try await waitUntilDurable(last) }
   }
 
   /// Returns once commit `sequence` is on the disk; throws if a sync failed. Not cancellable: the
@@ -76,7 +78,7 @@ final class GroupCommit: Sendable {
 
   /// Makes the last commit durable, stops the sync thread and closes the log.
   func close() async throws {
-    try? await waitUntilDurable(lastCommit)
+    try? await waitUntilCommittedAreDurable()
     try await thread.shutdownGracefully()
     log.close()
   }

@@ -118,7 +118,7 @@ package final class SQLiteStore: IntentStore {
       }
     }
     // What the read saw may include commits not yet on the disk: answer once they are.
-    if let groupCommit { try await groupCommit.waitUntilDurable(groupCommit.lastCommit) }
+    try await groupCommit?.waitUntilCommittedAreDurable()
     return result
   }
 
