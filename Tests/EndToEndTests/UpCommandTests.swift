@@ -21,7 +21,7 @@ struct UpCommandTests {
       gatewayLine.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
     #expect(
       text.contains("messaging-service") && text.contains("payments-service")
-        && text.contains("ridebooking-service") && text.contains("notes-service"))
+        && text.contains("ridebooking-service") && text.contains("notes-service") && text.contains("workouts-service"))
 
     let transport = try HTTP2ClientTransport.Posix(
       target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
@@ -29,8 +29,12 @@ struct UpCommandTests {
       client in
       try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: client).listRoutes(.init())
     }
-    #expect(routes.domains.map(\.appName).sorted() == ["UnicornChat", "UnicornNote", "UnicornPay", "UnicornRides"])
-    #expect(routes.routes.count == 21)
+    // UnicornFit is the domain written in Python (Services/Workouts), routed like the others.
+    #expect(
+      routes.domains.map(\.appName).sorted() == [
+        "UnicornChat", "UnicornFit", "UnicornNote", "UnicornPay", "UnicornRides",
+      ])
+    #expect(routes.routes.count == 26)
 
     // The local identity: a private key only its owner reads, a JWKS every service checks against, and
     // `intentmesh token` signing for any user.

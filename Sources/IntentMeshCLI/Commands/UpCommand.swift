@@ -9,12 +9,16 @@ struct UpCommand: AsyncParsableCommand {
     abstract: "Start every domain service and the gateway on this machine, restarting any that dies; Ctrl-C stops them."
   )
 
-  /// The domain executables `up` starts, with their port offset from the gateway's port.
-  static let domains: [(product: String, offset: Int, database: String)] = [
-    ("messaging-service", 1, "messaging.sqlite"),
-    ("payments-service", 2, "payments.sqlite"),
-    ("ridebooking-service", 3, "ridebooking.sqlite"),
-    ("notes-service", 4, "notes.sqlite"),
+  /// The domains `up` starts, with their port offset from the gateway's port: the Swift products
+  /// built beside `intentmesh`, and UnicornFit, written in Python, from this checkout's `Services/`.
+  static let domains: [DomainLaunch] = [
+    DomainLaunch(name: "messaging-service", offset: 1, database: "messaging.sqlite", program: .product),
+    DomainLaunch(name: "payments-service", offset: 2, database: "payments.sqlite", program: .product),
+    DomainLaunch(name: "ridebooking-service", offset: 3, database: "ridebooking.sqlite", program: .product),
+    DomainLaunch(name: "notes-service", offset: 4, database: "notes.sqlite", program: .product),
+    DomainLaunch(
+      name: "workouts-service", offset: 5, database: "workouts.sqlite",
+      program: .script("Services/Workouts/workouts-service")),
   ]
 
   @Option(help: "Folder for the SQLite files and logs.")
@@ -25,6 +29,9 @@ struct UpCommand: AsyncParsableCommand {
 
   @Option(help: "Address every service listens on.")
   var host: String = "127.0.0.1"
+
+  @Option(name: .customLong("without"), help: "A domain service not to start, e.g. workouts-service (repeatable).")
+  var skipped: [String] = []
 
   func run() async throws {
     let bin = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -38,19 +45,26 @@ struct UpCommand: AsyncParsableCommand {
     defer { sources.forEach { $0.cancel() } }
     let supervisor = Supervisor()
     do {
-      var domainAddresses: [String] = []
-      for domain in Self.domains {
+      var started: [(name: String, address: String)] = []
+      for domain in Self.domains where !skipped.contains(domain.name) {
+        let executable: URL
+        switch domain.locate(besides: bin) {
+        case .success(let found): executable = found
+        case .failure(let problem):
+          Terminal.say("\(domain.name) not started: \(problem.message)")
+          continue
+        }
         let database = dataURL.appendingPathComponent(domain.database).path
         let spec = ServiceSpec(
-          name: domain.product, executable: bin.appendingPathComponent(domain.product),
+          name: domain.name, executable: executable,
           arguments: { [host] port in
             ["--host", host, "--port", String(port), "--database", database] + jwks
           },
-          log: logs.appendingPathComponent("\(domain.product).log"))
-        domainAddresses.append(
-          try await Self.start(spec, port: port == 0 ? 0 : port + domain.offset, under: supervisor))
+          log: logs.appendingPathComponent("\(domain.name).log"))
+        started.append(
+          (domain.name, try await Self.start(spec, port: port == 0 ? 0 : port + domain.offset, under: supervisor)))
       }
-      let domainArguments = domainAddresses.flatMap { ["--domain", $0] }
+      let domainArguments = started.flatMap { ["--domain", $0.address] }
       let gatewaySpec = ServiceSpec(
         name: "gateway", executable: bin.appendingPathComponent("gateway"),
         arguments: { [host] port in
@@ -60,8 +74,8 @@ struct UpCommand: AsyncParsableCommand {
       let gatewayAddress = try await Self.start(gatewaySpec, port: port, under: supervisor)
       Terminal.say("IntentMesh is up:")
       Terminal.say("  gateway             \(gatewayAddress)")
-      for (domain, address) in zip(Self.domains, domainAddresses) {
-        Terminal.say("  \(domain.product.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
+      for (name, address) in started {
+        Terminal.say("  \(name.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
       }
       Terminal.say("  data and logs       \(dataURL.path)")
       Terminal.say("  token signing key   \(LocalIdentity.directory(data: data).path) (`intentmesh token --user NAME`)")

@@ -26,7 +26,7 @@ GENERATED = os.path.join(CLIENT, "generated")
 #: (≈ 7 minutes of ride time) takes ≈ 3.6 s, and a ride stays cancellable (not yet on board) for ≥ 2 s.
 RIDE_CLOCK_SPEED = 120
 
-DOMAINS = ("messaging-service", "payments-service", "ridebooking-service", "notes-service")
+DOMAINS = ("messaging-service", "payments-service", "ridebooking-service", "notes-service", "workouts-service")
 
 
 def pytest_configure(config):

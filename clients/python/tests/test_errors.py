@@ -379,9 +379,9 @@ def test_configure_view_of_an_unknown_key_path_is_invalid(stack, via):
 def test_vocabulary_of_a_type_the_domain_does_not_use_is_invalid(stack, via):
     extension = stack.extension("messaging-service" if via == "direct" else "gateway")
     request = ext_pb2.SetUserVocabularyRequest(
-        context=s.context(user="nobody"), vocabulary_type=manifest_pb2.VOCABULARY_STRING_TYPE_WORKOUT_ACTIVITY_NAME,
+        context=s.context(user="nobody"), vocabulary_type=manifest_pb2.VOCABULARY_STRING_TYPE_PHOTO_TAG,
         strings=["Unicorn yoga"])
-    mentions = ["workoutActivityName"] + (["contactName"] if via == "direct" else [])
+    mentions = ["photoTag"] + (["contactName"] if via == "direct" else [])
     s.expect_status(lambda: extension.SetUserVocabulary(request, timeout=s.TIMEOUT), Code.INVALID_ARGUMENT, *mentions)
 
 

@@ -1,0 +1,58 @@
+"""store: the schema migrations and the write transaction."""
+import sqlite3
+
+import pytest
+
+from unicornfit.store import MIGRATIONS, Store
+
+
+def tables(store):
+    rows = store.read(lambda db: db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").fetchall())
+    return [row["name"] for row in rows]
+
+
+def user_version(store):
+    return store.read(lambda db: db.execute("PRAGMA user_version").fetchone()[0])
+
+
+def test_a_new_store_is_migrated_to_the_newest_schema(store):
+    assert user_version(store) == len(MIGRATIONS) == 1
+    assert tables(store) == ["handled_intents", "user_vocabulary", "workouts"]
+    assert store.read(lambda db: db.execute("PRAGMA journal_mode").fetchone()[0]) == "wal"
+
+
+def test_reopening_keeps_the_data_and_migrates_nothing_again(tmp_path):
+    path = str(tmp_path / "w.sqlite")
+    first = Store(path)
+    first.write(lambda db: db.execute(
+        "INSERT INTO user_vocabulary VALUES ('alice', 200, 0, 'Moon Gallop', '')"))
+    first.close()
+    again = Store(path)  # would fail with "table workouts already exists" if it migrated again
+    try:
+        assert user_version(again) == 1
+        assert again.read(lambda db: db.execute("SELECT phrase FROM user_vocabulary").fetchone()[0]) == "Moon Gallop"
+    finally:
+        again.close()
+
+
+def test_a_write_that_raises_is_rolled_back(store):
+    def half_done(db):
+        db.execute("INSERT INTO user_vocabulary VALUES ('alice', 200, 0, 'Moon Gallop', '')")
+        raise RuntimeError("changed my mind")
+
+    with pytest.raises(RuntimeError, match="changed my mind"):
+        store.write(half_done)
+    assert store.read(lambda db: db.execute("SELECT COUNT(*) FROM user_vocabulary").fetchone()[0]) == 0
+    # the store is usable afterwards: no transaction left open, the lock released
+    assert store.write(lambda db: db.execute("INSERT INTO user_vocabulary VALUES ('alice', 200, 0, 'x', '')").rowcount) == 1
+    assert store.read(lambda db: db.execute("SELECT COUNT(*) FROM user_vocabulary").fetchone()[0]) == 1
+
+
+def test_a_failed_statement_rolls_back_the_whole_write(store):
+    def duplicate(db):
+        db.execute("INSERT INTO user_vocabulary VALUES ('alice', 200, 0, 'first', '')")
+        db.execute("INSERT INTO user_vocabulary VALUES ('alice', 200, 0, 'same key', '')")
+
+    with pytest.raises(sqlite3.IntegrityError):
+        store.write(duplicate)
+    assert store.read(lambda db: db.execute("SELECT COUNT(*) FROM user_vocabulary").fetchone()[0]) == 0
