@@ -253,13 +253,12 @@ let package = Package(
       linkerSettings: leanLinking
     ),
 
-    // The command-line client for people: `intentmesh up`, `send`, `chat`, `routes`.
+    // The command-line client for people: `intentmesh up`, `send`, `chat`, `routes`. It links no
+    // domain's types: it builds and reads payloads from the descriptors the gateway's reflection serves.
     .executableTarget(
       name: "IntentMeshCLI",
       dependencies: [
-        "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "RideBookingProtos", "ListsAndNotesProtos",
-        "ServiceKit",
-        grpcCore, grpcHTTP2, swiftProtobuf, argumentParser,
+        "IntentMeshProtos", "ServiceKit", grpcCore, grpcHTTP2, swiftProtobuf, argumentParser,
       ],
       swiftSettings: strictSettings
     ),
@@ -322,7 +321,7 @@ let package = Package(
       name: "GatewayTests",
       dependencies: [
         "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos",
-        grpcCore,
+        "ReflectionProtos", grpcCore,
         grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser, nioHTTP1, nioPosix, crypto,
       ],
       swiftSettings: strictSettings

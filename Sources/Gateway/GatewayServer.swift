@@ -39,9 +39,11 @@ package struct GatewayServer: Sendable {
     let verifier = try await configuration.authentication.makeVerifier(logger: logger)
     // Behind the relay, the domains' app services are answered on the public port too: listed as
     // the directory knows them.
-    let reflection = try ReflectionService(
+    let reflectionIndex = try GatewayReflection(
+      directory: directory,
       services: ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"],
       relayed: { relayed ? Array(directory.table.appServices.keys) : [] })
+    let reflection = ReflectionService(index: reflectionIndex.index)
     let server = GRPCServer(
       transport: transport,
       services: [

@@ -36,12 +36,6 @@ package typealias SpeakableString = Intentmesh_V1_SpeakableString
 package typealias Placemark = Intentmesh_V1_Placemark
 package typealias DateComponentsRange = Intentmesh_V1_DateComponentsRange
 
-extension CreateNoteIntentResponse: IntentResponseMessage {}
-extension AppendToNoteIntentResponse: IntentResponseMessage {}
-extension CreateTaskListIntentResponse: IntentResponseMessage {}
-extension AddTasksIntentResponse: IntentResponseMessage {}
-extension SetTaskAttributeIntentResponse: IntentResponseMessage {}
-extension SearchForNotebookItemsIntentResponse: IntentResponseMessage {}
 extension TaskStatus: ParameterValue {}
 extension NotebookItemType: ParameterValue {}
 extension DateSearchType: ParameterValue {}

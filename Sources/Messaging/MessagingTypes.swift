@@ -22,10 +22,6 @@ package typealias RecipientUnsupportedReason = Intentmesh_Messaging_V1_SendMessa
 package typealias Person = Intentmesh_V1_Person
 package typealias SpeakableString = Intentmesh_V1_SpeakableString
 
-extension SendMessageIntentResponse: IntentResponseMessage {}
-extension SearchForMessagesIntentResponse: IntentResponseMessage {}
-extension SetMessageAttributeIntentResponse: IntentResponseMessage {}
-extension GetVisualCodeIntentResponse: IntentResponseMessage {}
 extension MessageAttribute: ParameterValue {}
 extension VisualCodeType: ParameterValue {}
 extension MessageAttributeOptions: ParameterValue {

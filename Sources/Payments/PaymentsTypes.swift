@@ -38,12 +38,6 @@ package typealias SpeakableString = Intentmesh_V1_SpeakableString
 package typealias CurrencyAmount = Intentmesh_V1_CurrencyAmount
 package typealias DateComponentsRange = Intentmesh_V1_DateComponentsRange
 
-extension SendPaymentIntentResponse: IntentResponseMessage {}
-extension RequestPaymentIntentResponse: IntentResponseMessage {}
-extension SearchForAccountsIntentResponse: IntentResponseMessage {}
-extension TransferMoneyIntentResponse: IntentResponseMessage {}
-extension SearchForBillsIntentResponse: IntentResponseMessage {}
-extension PayBillIntentResponse: IntentResponseMessage {}
 extension AccountType: ParameterValue {}
 extension BalanceType: ParameterValue {}
 extension BillType: ParameterValue {}

@@ -32,12 +32,6 @@ package typealias CurrencyAmount = Intentmesh_V1_CurrencyAmount
 package typealias PaymentMethod = Intentmesh_V1_PaymentMethod
 package typealias DateComponentsRange = Intentmesh_V1_DateComponentsRange
 
-extension ListRideOptionsIntentResponse: IntentResponseMessage {}
-extension RequestRideIntentResponse: IntentResponseMessage {}
-extension GetRideStatusIntentResponse: IntentResponseMessage {}
-extension CancelRideIntentResponse: IntentResponseMessage {}
-extension SendRideFeedbackIntentResponse: IntentResponseMessage {}
-
 extension CurrencyAmount {
   /// An exact amount from integer cents.
   package static func cents(_ cents: Int64, _ currency: String = "USD") -> CurrencyAmount {

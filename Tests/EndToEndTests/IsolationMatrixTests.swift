@@ -16,11 +16,11 @@ import Synchronization
 import Testing
 
 /// Isolation as a matrix: Diana (A) has messages, accounts, notes and a ride; Scott (B) holds a
-/// valid token of his own. For every one of the 21 intents and both live-update streams, B resolves,
+/// valid token of his own. For every intent the Swift domains declare and both live-update streams, B resolves,
 /// confirms, handles (also under A's intent identifiers) and follows, aiming at A's identifiers and
 /// names. No answer B gets, success or error, carries A's data that B did not send himself, and A's
 /// own view of her data is the same afterwards.
-@Suite("Identity: isolation matrix over all 21 intents", .serialized)
+@Suite("Identity: isolation matrix over every intent of the Swift domains", .serialized)
 struct IsolationMatrixTests {
   typealias Client = InProcessDomain.Client
   static let owner = "diana"
@@ -137,7 +137,7 @@ struct IsolationMatrixTests {
     "A-SECRET-NOTE",
   ]
 
-  @Test("B's valid token never reads, changes or follows A's data: 21 intents, 2 live-update streams, 0 leaks")
+  @Test("B's valid token never reads, changes or follows A's data: every intent, 2 live-update streams, 0 leaks")
   func matrix() async throws {
     let log = Transcript()
     var covered: Set<String> = []
@@ -401,7 +401,8 @@ struct IsolationMatrixTests {
         #expect(ride.completionStatus.outcome != .canceledByUser)
       }
 
-    #expect(declared.count == 21)
+    // The intents come from the domains' manifests; a new intent fails here until it has its probe.
+    #expect(!declared.isEmpty)
     #expect(covered == declared, "intents without a probe: \(declared.subtracting(covered).sorted())")
     let secrets = Self.ownerSecrets + [rideID]
     var leaks: [String] = []

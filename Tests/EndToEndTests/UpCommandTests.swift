@@ -9,6 +9,24 @@ import Testing
 
 @Suite("intentmesh up", .serialized)
 struct UpCommandTests {
+  /// Each domain's app name and IntentsSupported, from Services/*/Manifest/Info.plist.
+  static func declaredDomains() throws -> [String: [String]] {
+    let services = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("Services")
+    var domains: [String: [String]] = [:]
+    for folder in try FileManager.default.contentsOfDirectory(atPath: services.path) {
+      let plist = services.appendingPathComponent("\(folder)/Manifest/Info.plist")
+      guard let data = FileManager.default.contents(atPath: plist.path),
+        let info = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+        let app = info["CFBundleDisplayName"] as? String,
+        let attributes = (info["NSExtension"] as? [String: Any])?["NSExtensionAttributes"] as? [String: Any],
+        let intents = attributes["IntentsSupported"] as? [String]
+      else { continue }
+      domains[app] = intents
+    }
+    return domains
+  }
+
   @Test("starts every service and the gateway, routes through it, and stops all of them on Ctrl-C")
   func up() async throws {
     let run = try UpRun()
@@ -29,12 +47,12 @@ struct UpCommandTests {
       client in
       try await Intentmesh_Gateway_V1_Gateway.Client(wrapping: client).listRoutes(.init())
     }
-    // UnicornFit is the domain written in Python (Services/Workouts), routed like the others.
-    #expect(
-      routes.domains.map(\.appName).sorted() == [
-        "UnicornChat", "UnicornFit", "UnicornNote", "UnicornPay", "UnicornRides",
-      ])
-    #expect(routes.routes.count == 26)
+    // Every domain in Services/ — UnicornFit, written in Python, too — with every intent its
+    // Info.plist lists: read from the manifests, so adding an intent or a domain changes no test.
+    let declared = try Self.declaredDomains()
+    #expect(routes.domains.map(\.appName).sorted() == declared.keys.sorted())
+    #expect(Set(routes.routes.map(\.intentClass)) == Set(declared.values.flatMap { $0 }))
+    #expect(routes.routes.count == declared.values.map(\.count).reduce(0, +))
 
     // The local identity: a private key only its owner reads, a JWKS every service checks against, and
     // `intentmesh token` signing for any user.

@@ -13,12 +13,16 @@ package final class DomainDirectory: Sendable {
     package var manifest: Intentmesh_V1_ExtensionManifest?
     package var health: String = "UNKNOWN"
     package var lastError: String = ""
+    /// The files its reflection serves for what the manifest declares (kept while it is down).
+    package var descriptors = DomainDescriptors()
+    /// The manifest they were last asked for: asked again when it changes or the domain comes back.
+    var descriptorsAskedFor: Intentmesh_V1_ExtensionManifest?
   }
 
   package let connections: [DomainConnection]
   private let refreshInterval: Duration
   private let logger: Logger
-  private let state: Mutex<(statuses: [DomainEndpoint: DomainStatus], table: RoutingTable)>
+  private let state: Mutex<(statuses: [DomainEndpoint: DomainStatus], table: RoutingTable, descriptorChanges: Int)>
   private let firstRound = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
   package init(endpoints: [DomainEndpoint], refreshInterval: Duration, tls: ClientTLS? = nil, logger: Logger) throws {
@@ -26,7 +30,7 @@ package final class DomainDirectory: Sendable {
     self.refreshInterval = refreshInterval
     self.logger = logger
     self.state = Mutex(
-      (Dictionary(uniqueKeysWithValues: endpoints.map { ($0, DomainStatus()) }), RoutingTable(manifests: [])))
+      (Dictionary(uniqueKeysWithValues: endpoints.map { ($0, DomainStatus()) }), RoutingTable(manifests: []), 0))
   }
 
   /// The current routing table.
@@ -35,6 +39,14 @@ package final class DomainDirectory: Sendable {
   /// Every domain's last known status.
   package var statuses: [(DomainEndpoint, DomainStatus)] {
     state.withLock { state in connections.map { ($0.endpoint, state.statuses[$0.endpoint] ?? DomainStatus()) } }
+  }
+
+  /// What every domain's reflection serves for its manifest, and a count that grows when any of it
+  /// changes (so a reader rebuilds only then).
+  package var descriptors: (changes: Int, domains: [DomainDescriptors]) {
+    state.withLock { state in
+      (state.descriptorChanges, connections.compactMap { state.statuses[$0.endpoint]?.descriptors })
+    }
   }
 
   /// One of an app's replicas for the next call: a SERVING one at random, so calls spread over
@@ -88,6 +100,7 @@ package final class DomainDirectory: Sendable {
       options.timeout = .seconds(3)
       options.waitForReady = false
       let manifest = try await connection.extensionClient.describe(.init(), options: options).manifest
+      let asked = state.withLock { $0.statuses[connection.endpoint]?.descriptorsAskedFor }
       update(connection.endpoint) { status in
         if status.manifest != manifest {
           self.logger.info(
@@ -97,9 +110,28 @@ package final class DomainDirectory: Sendable {
         status.manifest = manifest
         status.lastError = ""
       }
+      if asked != manifest { await describeTypes(of: manifest, at: connection) }
     } catch {
       let detail = (error as? RPCError).map { "\($0.code): \($0.message)" } ?? "\(error)"
       update(connection.endpoint) { $0.lastError = detail }
+    }
+  }
+
+  /// Fetches the files the domain's reflection serves for `manifest`; a domain without reflection
+  /// is still routed, its types just not described through the gateway.
+  private func describeTypes(of manifest: Intentmesh_V1_ExtensionManifest, at connection: DomainConnection) async {
+    state.withLock { $0.statuses[connection.endpoint, default: DomainStatus()].descriptorsAskedFor = manifest }
+    do {
+      let descriptors = try await DomainDescriptors.fetch(for: manifest, over: connection.client)
+      state.withLock { state in
+        guard state.statuses[connection.endpoint]?.descriptors != descriptors else { return }
+        state.statuses[connection.endpoint, default: DomainStatus()].descriptors = descriptors
+        state.descriptorChanges += 1
+      }
+    } catch {
+      logger.warning(
+        "no descriptors from the domain's reflection",
+        metadata: ["endpoint": "\(connection.endpoint)", "error": "\(error)"])
     }
   }
 
@@ -161,6 +193,8 @@ package final class DomainDirectory: Sendable {
             let changed = self.state.withLock { state -> Bool in
               let old = state.statuses[connection.endpoint]?.health
               state.statuses[connection.endpoint, default: DomainStatus()].health = health
+              // A domain that comes back may serve other files: ask again.
+              if old != health { state.statuses[connection.endpoint]?.descriptorsAskedFor = nil }
               return old != health
             }
             if changed {

@@ -13,14 +13,16 @@ struct ChatCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await GatewayClient.with(options.gateway, token: try options.bearerToken(), tlsCA: options.gatewayCA) {
-      gateway, _ in
-      let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
+      session in
+      let gateway = session.gateway
+      let route = try await session.route(intentClass: options.intentClass, app: options.app)
       let declaration = route.declaration
-      var request = try Conversation.firstRequest(options, route: route)
+      let codec = try await session.codec(for: route)
+      var request = try Conversation.firstRequest(options, route: route, codec: codec)
       for _ in 0..<50 {
         let turn = try await gateway.interact(request)
         request.intent = turn.intent
-        var editor = try PayloadEditor(payloadType: route.payloadType, payload: turn.intent.payload)
+        var editor = try PayloadEditor(payloadType: route.payloadType, payload: turn.intent.payload, codec: codec)
         switch turn.stage {
         case .needsParameter:
           let parameter = declaration.parameters.first { $0.keyPath == turn.parameter }

@@ -14,9 +14,9 @@ enum Conversation {
 
   /// The first turn's request: the intent with the --param values the user gave.
   static func firstRequest(
-    _ options: IntentOptions, route: Intentmesh_Gateway_V1_Route
+    _ options: IntentOptions, route: Intentmesh_Gateway_V1_Route, codec: ProtoJSONCodec
   ) throws -> Intentmesh_Gateway_V1_InteractRequest {
-    var editor = try PayloadEditor(payloadType: route.payloadType, payload: nil)
+    var editor = try PayloadEditor(payloadType: route.payloadType, payload: nil, codec: codec)
     for (key, value) in try options.pairs() {
       try editor.set(key, text: value, declaration: route.declaration.parameters.first { $0.keyPath == key })
     }

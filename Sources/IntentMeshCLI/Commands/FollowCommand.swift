@@ -15,12 +15,13 @@ struct FollowCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await GatewayClient.with(options.gateway, token: try options.bearerToken(), tlsCA: options.gatewayCA) {
-      gateway, extensions in
-      let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
+      session in
+      let extensions = session.extensions
+      let route = try await session.route(intentClass: options.intentClass, app: options.app)
       guard route.declaration.supportsLiveUpdates else {
         throw CLIError("\(options.intentClass) sends no live updates (\(route.appName) does not declare them)")
       }
-      let first = try Conversation.firstRequest(options, route: route)
+      let first = try Conversation.firstRequest(options, route: route, codec: try await session.codec(for: route))
       let count = try await extensions.startSendingUpdates(
         .with {
           $0.context = first.context
@@ -31,7 +32,7 @@ struct FollowCommand: AsyncParsableCommand {
         var shown: [String] = []
         for try await update in response.messages {
           count += 1
-          let layout = try await gateway.layout(
+          let layout = try await session.gateway.layout(
             .with {
               $0.context = first.context
               $0.interactions = [update.interaction]

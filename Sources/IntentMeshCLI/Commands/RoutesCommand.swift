@@ -16,7 +16,8 @@ struct RoutesCommand: AsyncParsableCommand {
 
   func run() async throws {
     let ca = tlsCA ?? ProcessInfo.processInfo.environment["INTENTMESH_TLS_CA"].flatMap { $0.isEmpty ? nil : $0 }
-    try await GatewayClient.with(gateway, tlsCA: ca) { gateway, _ in
+    try await GatewayClient.with(gateway, tlsCA: ca) { session in
+      let gateway = session.gateway
       let table = try await gateway.listRoutes(.init())
       for domain in table.domains {
         let names = ([domain.appName] + domain.alternativeAppNames).filter { !$0.isEmpty }.joined(separator: " / ")

@@ -15,9 +15,10 @@ struct SendCommand: AsyncParsableCommand {
 
   func run() async throws {
     try await GatewayClient.with(options.gateway, token: try options.bearerToken(), tlsCA: options.gatewayCA) {
-      gateway, _ in
-      let route = try await GatewayClient.route(gateway, intentClass: options.intentClass, app: options.app)
-      var request = try Conversation.firstRequest(options, route: route)
+      session in
+      let gateway = session.gateway
+      let route = try await session.route(intentClass: options.intentClass, app: options.app)
+      var request = try Conversation.firstRequest(options, route: route, codec: try await session.codec(for: route))
       var turn = try await gateway.interact(request)
       if turn.stage == .needsConfirmation, yes {
         request.intent = turn.intent

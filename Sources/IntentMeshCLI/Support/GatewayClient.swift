@@ -11,8 +11,7 @@ enum GatewayClient {
 
   static func with<T: Sendable>(
     _ address: String, token: String? = nil, tlsCA: String? = nil,
-    _ body: (Intentmesh_Gateway_V1_Gateway.Client<Transport>, Intentmesh_V1_IntentsExtension.Client<Transport>)
-      async throws -> T
+    _ body: (GatewaySession) async throws -> T
   ) async throws -> T {
     let parts = address.split(separator: ":")
     guard parts.count == 2, let port = Int(parts[1]) else {
@@ -28,14 +27,21 @@ enum GatewayClient {
       config: config)
     let interceptors: [any ClientInterceptor] = token.map { [BearerTokenInterceptor(token: $0)] } ?? []
     return try await withGRPCClient(transport: transport, interceptors: interceptors) { client in
-      try await body(.init(wrapping: client), .init(wrapping: client))
+      try await body(GatewaySession(client: client))
     }
   }
+}
+
+/// The gateway's clients for one command, and what it learns from the gateway: routes, and the
+/// types of an intent's payload (from the gateway's reflection, which describes every domain's).
+struct GatewaySession: Sendable {
+  let client: GRPCClient<GatewayClient.Transport>
+
+  var gateway: Intentmesh_Gateway_V1_Gateway.Client<GatewayClient.Transport> { .init(wrapping: client) }
+  var extensions: Intentmesh_V1_IntentsExtension.Client<GatewayClient.Transport> { .init(wrapping: client) }
 
   /// The route of `intentClass` (and app), from the gateway's table.
-  static func route(
-    _ gateway: Intentmesh_Gateway_V1_Gateway.Client<Transport>, intentClass: String, app: String
-  ) async throws -> Intentmesh_Gateway_V1_Route {
+  func route(intentClass: String, app: String) async throws -> Intentmesh_Gateway_V1_Route {
     let routes = try await gateway.listRoutes(.init()).routes.filter { $0.intentClass == intentClass }
     let named =
       app.isEmpty
@@ -47,5 +53,15 @@ enum GatewayClient {
       throw CLIError("the gateway knows no domain for \(intentClass); see `intentmesh routes`")
     }
     return route
+  }
+
+  /// A codec for the route's payload and the types it holds, from their descriptors: any intent of
+  /// any domain, whether or not this `intentmesh` was built with it.
+  func codec(for route: Intentmesh_Gateway_V1_Route) async throws -> ProtoJSONCodec {
+    let answers = try await ReflectionFetch.files(defining: [route.payloadType], over: client)
+    guard let files = answers.first, !files.isEmpty else {
+      throw CLIError("the gateway's reflection does not describe \(route.payloadType) (is \(route.appName) up?)")
+    }
+    return ProtoJSONCodec(schema: ProtoSchema(files: files))
   }
 }

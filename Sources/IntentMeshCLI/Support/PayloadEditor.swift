@@ -5,33 +5,29 @@ import SwiftProtobuf
 /// Edits an intent's payload without compile-time knowledge of its type: through its proto3 JSON,
 /// with values built from what the user typed and the parameter's declared value type.
 struct PayloadEditor {
-  let type: any SwiftProtobuf.Message.Type
+  /// The payload's full protobuf name.
+  let type: String
+  let codec: ProtoJSONCodec
   private(set) var fields: [String: Any]
 
-  init(payloadType: String, payload: Google_Protobuf_Any?) throws {
-    type = try MessageRegistry.type(named: payloadType)
+  init(payloadType: String, payload: Google_Protobuf_Any?, codec: ProtoJSONCodec) throws {
+    type = payloadType
+    self.codec = codec
     if let payload, !payload.value.isEmpty || !payload.typeURL.isEmpty {
-      let message = try type.init(unpackingAny: payload)
-      fields = try JSONSerialization.jsonObject(with: Data(message.jsonString().utf8)) as? [String: Any] ?? [:]
+      fields = try codec.decode(payload.value, as: payloadType) as? [String: Any] ?? [:]
     } else {
       fields = [:]
     }
   }
 
-  /// The payload as it stands; fails with the JSON decoder's words when a field is wrong.
+  /// The payload as it stands; fails saying which field is wrong.
   func packed() throws -> Google_Protobuf_Any {
-    let data = try JSONSerialization.data(withJSONObject: fields)
     do {
-      return try Google_Protobuf_Any(message: try type.init(jsonUTF8Data: data, options: Self.decoding))
+      return try codec.packed(fields, as: type)
     } catch {
-      throw CLIError("cannot build \(type.protoMessageName) from \(String(decoding: data, as: UTF8.self)): \(error)")
+      let json = (try? JSONSerialization.data(withJSONObject: fields)).map { String(decoding: $0, as: UTF8.self) }
+      throw CLIError("cannot build \(type) from \(json ?? "\(fields)"): \(error)")
     }
-  }
-
-  static var decoding: JSONDecodingOptions {
-    var options = JSONDecodingOptions()
-    options.ignoreUnknownFields = false
-    return options
   }
 
   /// Sets `keyPath` from text; appends for array parameters unless `replacing` or `index` is given.
@@ -47,9 +43,8 @@ struct PayloadEditor {
   mutating func set(
     _ keyPath: String, option: Google_Protobuf_Any, isArray: Bool, index: Int? = nil, replacing: Bool = false
   ) throws {
-    let message = try MessageRegistry.type(of: option).init(unpackingAny: option)
     // Wrappers (StringValue, Int32Value) are plain JSON values; messages are objects.
-    let value = try JSONSerialization.jsonObject(with: Data(message.jsonString().utf8), options: [.fragmentsAllowed])
+    let value = try codec.decode(option.value, as: String(option.typeURL.split(separator: "/").last ?? ""))
     try set(keyPath, jsonValue: value, isArray: isArray, index: index, replacing: replacing)
   }
 

@@ -4,11 +4,12 @@
   package import Foundation
 #endif
 package import ReflectionProtos
-internal import SwiftProtobuf
+package import SwiftProtobuf
 
 /// What gRPC server reflection answers from: every file of a FileDescriptorSet by name, each
 /// symbol (message, enum, service, method, extension) by its full name, and extensions by the
-/// type they extend. Built once from the embedded set; answers are pure lookups.
+/// type they extend. Built from the embedded set (a gateway adds the files its domains serve,
+/// `merging`); answers are pure lookups.
 package struct ReflectionIndex: Sendable {
   /// Each file's serialized descriptor (what reflection answers with) and the files it imports; the
   /// parsed descriptors are not kept.
@@ -24,34 +25,62 @@ package struct ReflectionIndex: Sendable {
   /// Indexes `descriptorSet` (a serialized google.protobuf.FileDescriptorSet) for a server
   /// offering `services`.
   package init(descriptorSet: Data, services: [String], relayed: @escaping @Sendable () -> [String] = { [] }) throws {
+    try self.init(
+      files: Google_Protobuf_FileDescriptorSet(serializedBytes: descriptorSet).file, services: services,
+      relayed: relayed)
+  }
+
+  /// Indexes `files` for a server offering `services`.
+  package init(
+    files: [Google_Protobuf_FileDescriptorProto], services: [String],
+    relayed: @escaping @Sendable () -> [String] = { [] }
+  ) throws {
     self.services = services.sorted()
     self.relayed = relayed
-    let set = try Google_Protobuf_FileDescriptorSet(serializedBytes: descriptorSet)
-    for file in set.file {
-      serialized[file.name] = try file.serializedBytes()
-      dependencies[file.name] = file.dependency
-      let prefix = file.package.isEmpty ? "" : file.package + "."
-      for message in file.messageType { index(message, prefix: prefix, file: file.name) }
-      for enumeration in file.enumType { fileOfSymbol[prefix + enumeration.name] = file.name }
-      for service in file.service {
-        fileOfSymbol[prefix + service.name] = file.name
-        for method in service.method { fileOfSymbol[prefix + service.name + "." + method.name] = file.name }
-      }
-      for field in file.extension { indexExtension(field, scope: prefix, file: file.name) }
+    for file in files { try add(file) }
+  }
+
+  /// This index with `files` added: a file this index already holds is kept, unless its name is in
+  /// `replacing` (a newer version of a domain's own file, say) — then the given one takes its place.
+  package func merging(_ files: [Google_Protobuf_FileDescriptorProto], replacing: Set<String>) throws
+    -> ReflectionIndex
+  {
+    var merged = self
+    for file in files where merged.serialized[file.name] == nil || replacing.contains(file.name) {
+      try merged.add(file)
     }
+    return merged
+  }
+
+  /// Whether the index holds a file of this name.
+  package func holds(file name: String) -> Bool { serialized[name] != nil }
+
+  private mutating func add(_ file: Google_Protobuf_FileDescriptorProto) throws {
+    serialized[file.name] = try file.serializedBytes()
+    dependencies[file.name] = file.dependency
+    let prefix = file.package.isEmpty ? "" : file.package + "."
+    for message in file.messageType { index(message, prefix: prefix, file: file.name) }
+    for enumeration in file.enumType { fileOfSymbol[prefix + enumeration.name] = file.name }
+    for service in file.service {
+      fileOfSymbol[prefix + service.name] = file.name
+      for method in service.method { fileOfSymbol[prefix + service.name + "." + method.name] = file.name }
+    }
+    for field in file.extension { indexExtension(field, scope: prefix, file: file.name) }
   }
 
   /// The embedded descriptor set is not valid base64 (scripts/generate-protos writes it).
   package struct EmbeddedSetUnreadable: Error {}
 
-  /// The index of the descriptor set generated from Protos/.
-  package static func embedded(services: [String], relayed: @escaping @Sendable () -> [String] = { [] }) throws
-    -> ReflectionIndex
-  {
+  /// The index of the descriptor set generated from Protos/: every file, or those `including` keeps.
+  package static func embedded(
+    services: [String], relayed: @escaping @Sendable () -> [String] = { [] },
+    including: (String) -> Bool = { _ in true }
+  ) throws -> ReflectionIndex {
     guard let data = Data(base64Encoded: ReflectionDescriptorSet.base64, options: .ignoreUnknownCharacters) else {
       throw EmbeddedSetUnreadable()
     }
-    return try ReflectionIndex(descriptorSet: data, services: services, relayed: relayed)
+    let files = try Google_Protobuf_FileDescriptorSet(serializedBytes: data).file.filter { including($0.name) }
+    return try ReflectionIndex(files: files, services: services, relayed: relayed)
   }
 
   private mutating func index(_ message: Google_Protobuf_DescriptorProto, prefix: String, file: String) {

@@ -9,13 +9,20 @@ package struct ReflectionService: RegistrableRPCService {
   /// The two reflection services' full names, to list beside the others.
   package static let serviceNames = ["grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection"]
 
-  let index: ReflectionIndex
+  /// The index each request is answered from (a gateway's changes as its domains come and go).
+  let index: @Sendable () -> ReflectionIndex
 
   /// Reflection over the embedded descriptor set, listing `services` (the reflection services are
   /// added) and, each time it is asked, the services `relayed` names (answered on the same port by
   /// someone else, e.g. the domains' app services behind a gateway).
   package init(services: [String], relayed: @escaping @Sendable () -> [String] = { [] }) throws {
-    self.index = try ReflectionIndex.embedded(services: services + Self.serviceNames, relayed: relayed)
+    let index = try ReflectionIndex.embedded(services: services + Self.serviceNames, relayed: relayed)
+    self.index = { index }
+  }
+
+  /// Reflection over whatever `index` holds when asked; it should list `serviceNames` too.
+  package init(index: @escaping @Sendable () -> ReflectionIndex) {
+    self.index = index
   }
 
   package func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
@@ -27,7 +34,7 @@ package struct ReflectionService: RegistrableRPCService {
       ) { request, _ in
         StreamingServerResponse { writer in
           for try await message in request.messages {
-            try await writer.write(index.answer(message))
+            try await writer.write(index().answer(message))
           }
           return [:]
         }

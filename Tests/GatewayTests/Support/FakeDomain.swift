@@ -18,26 +18,35 @@ final class FakeDomain: Intentmesh_V1_IntentsExtension.ServiceProtocol, Sendable
   private let seenState = Mutex(Seen())
   /// How long Resolve takes.
   let resolveDelay: Duration
+  /// The full name of every intent's payload.
+  let payloadType: String
+  /// Served beside it on its socket (reflection of its own types, say).
+  let extraServices: [any RegistrableRPCService]
 
   init(
     appName: String, alternatives: [String] = [], intents: [String], restricted: [String] = [],
-    resolveDelay: Duration = .zero
+    resolveDelay: Duration = .zero, payloadType: String = "google.protobuf.Empty",
+    extraServices: [any RegistrableRPCService] = []
   ) {
     self.manifestState = Mutex(
-      Self.manifest(appName: appName, alternatives: alternatives, intents: intents, restricted: restricted))
+      Self.manifest(
+        appName: appName, alternatives: alternatives, intents: intents, restricted: restricted,
+        payloadType: payloadType))
     self.resolveDelay = resolveDelay
+    self.payloadType = payloadType
+    self.extraServices = extraServices
   }
 
-  static func manifest(appName: String, alternatives: [String], intents: [String], restricted: [String])
-    -> Intentmesh_V1_ExtensionManifest
-  {
+  static func manifest(
+    appName: String, alternatives: [String], intents: [String], restricted: [String], payloadType: String
+  ) -> Intentmesh_V1_ExtensionManifest {
     .with {
       $0.appName = appName
       $0.alternativeAppNames = alternatives.map { name in .with { $0.name = name } }
       $0.intents = intents.map { intentClass in
         .with {
           $0.intentClass = intentClass
-          $0.payloadType = "google.protobuf.Empty"
+          $0.payloadType = payloadType
           $0.restrictedWhileLocked = restricted.contains(intentClass)
           $0.parameters = [
             .with {
@@ -57,7 +66,7 @@ final class FakeDomain: Intentmesh_V1_IntentsExtension.ServiceProtocol, Sendable
     manifestState.withLock { manifest in
       manifest = Self.manifest(
         appName: manifest.appName, alternatives: manifest.alternativeAppNames.map(\.name), intents: intents,
-        restricted: manifest.intentsRestrictedWhileLocked)
+        restricted: manifest.intentsRestrictedWhileLocked, payloadType: payloadType)
     }
   }
 

@@ -48,14 +48,17 @@ struct GatewayHarness {
       definition: UnicornChat.definition(), store: store, manifestDirectory: manifest,
       now: { Date(timeIntervalSince1970: 1_779_440_400) }, logger: logger)
     prepared.board.set(.serving, for: "")
-    let messaging = try await SocketServer.start(services: prepared.services)
+    // With reflection, as DomainService serves a domain: the gateway describes its types from it.
+    let messaging = try await SocketServer.start(
+      services: prepared.services + [try ReflectionService(services: ["intentmesh.v1.IntentsExtension"])])
     var fakeServers: [(FakeDomain, SocketServer)] = []
     var boards = [prepared.board]
     for fake in fakes {
       let board = HealthStatusBoard()
       boards.append(board)
       board.set(.serving, for: "")
-      fakeServers.append((fake, try await SocketServer.start(services: [fake, HealthService(board: board)])))
+      fakeServers.append(
+        (fake, try await SocketServer.start(services: [fake, HealthService(board: board)] + fake.extraServices)))
     }
     let endpoints =
       [DomainEndpoint(host: "127.0.0.1", port: messaging.port)]
@@ -63,8 +66,12 @@ struct GatewayHarness {
     let directory = try DomainDirectory(endpoints: endpoints, refreshInterval: .milliseconds(200), logger: logger)
     let router = GatewayRouter(
       directory: directory, deadline: CallDeadline(defaultTimeout: defaultTimeout, maximumTimeout: .seconds(30)))
+    let reflection = try GatewayReflection(
+      directory: directory, services: ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension"],
+      relayed: { [] })
     let gateway = try await SocketServer.start(services: [
       GatewayExtensionService(router: router), GatewayService(router: router, layouts: layouts),
+      ReflectionService(index: reflection.index),
     ])
     let directoryTask = Task { await directory.run() }
     // Every domain described before the test starts (a busy machine connects slowly).

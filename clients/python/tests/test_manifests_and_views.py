@@ -1,6 +1,8 @@
 """What each domain declares (Describe), the gateway's routing table built from it (ListRoutes), and
 the view configuration (ConfigureView) of at least one intent per domain, directly and through the
 gateway."""
+import os
+import plistlib
 import uuid
 
 import grpc
@@ -18,38 +20,42 @@ from intentmesh.workouts.v1 import workouts_pb2  # noqa: F401  (its types in the
 
 import support as s
 
-PAYMENTS_INTENTS = ["INSendPaymentIntent", "INRequestPaymentIntent", "INSearchForAccountsIntent",
-                    "INTransferMoneyIntent", "INSearchForBillsIntent", "INPayBillIntent"]
-
-# From each service's Manifest/Info.plist: app name, alternative names, IntentsSupported (in order),
-# IntentsRestrictedWhileLocked; then what the handlers declare: user confirmation, live updates.
-MANIFESTS = {
+# What each domain declares: its folder in Services/, app name and alternative names, and what its
+# handlers declare (user confirmation, live updates). The intents and the ones restricted while
+# locked are read from the folder's Manifest/Info.plist, so adding an intent changes no test here.
+DOMAINS = {
     "messaging-service": dict(
-        app="UnicornChat", alternatives=["Unicorn Chat", "CornChat"],
-        intents=["INSendMessageIntent", "INSearchForMessagesIntent", "INSetMessageAttributeIntent",
-                 "INGetVisualCodeIntent"],
-        restricted=["INSendMessageIntent"], confirmation=["INSendMessageIntent"], live=["INSearchForMessagesIntent"]),
+        folder="Messaging", app="UnicornChat", alternatives=["Unicorn Chat", "CornChat"],
+        confirmation=["INSendMessageIntent"], live=["INSearchForMessagesIntent"]),
     "payments-service": dict(
-        app="UnicornPay", alternatives=["Unicorn", "CornPay"], intents=PAYMENTS_INTENTS, restricted=PAYMENTS_INTENTS,
-        confirmation=PAYMENTS_INTENTS, live=[]),
+        folder="Payments", app="UnicornPay", alternatives=["Unicorn", "CornPay"], confirmation="all", live=[]),
     "ridebooking-service": dict(
-        app="UnicornRides", alternatives=["UnicornRide", "Unicorn Ride"],
-        intents=["INListRideOptionsIntent", "INRequestRideIntent", "INGetRideStatusIntent", "INCancelRideIntent",
-                 "INSendRideFeedbackIntent"],
-        restricted=["INRequestRideIntent", "INCancelRideIntent"],
+        folder="RideBooking", app="UnicornRides", alternatives=["UnicornRide", "Unicorn Ride"],
         confirmation=["INRequestRideIntent", "INCancelRideIntent"], live=["INGetRideStatusIntent"]),
     "notes-service": dict(
-        app="UnicornNote", alternatives=["Unicorn Notes"],
-        intents=["INCreateNoteIntent", "INAppendToNoteIntent", "INCreateTaskListIntent", "INAddTasksIntent",
-                 "INSetTaskAttributeIntent", "INSearchForNotebookItemsIntent"],
-        restricted=["INSearchForNotebookItemsIntent"], confirmation=[], live=["INSearchForNotebookItemsIntent"]),
-    # The domain written in Python (Services/Workouts).
+        folder="ListsAndNotes", app="UnicornNote", alternatives=["Unicorn Notes"], confirmation=[],
+        live=["INSearchForNotebookItemsIntent"]),
+    # The domain written in Python.
     "workouts-service": dict(
-        app="UnicornFit", alternatives=["Unicorn Fit"],
-        intents=["INStartWorkoutIntent", "INPauseWorkoutIntent", "INResumeWorkoutIntent", "INEndWorkoutIntent",
-                 "INCancelWorkoutIntent"],
-        restricted=["INCancelWorkoutIntent"], confirmation=[], live=[]),
+        folder="Workouts", app="UnicornFit", alternatives=["Unicorn Fit"], confirmation=[], live=[]),
 }
+
+
+def from_info_plist(domain):
+    """The domain's expectations, with IntentsSupported and IntentsRestrictedWhileLocked of its plist."""
+    expected = dict(DOMAINS[domain])
+    path = os.path.join(REPO, "Services", expected["folder"], "Manifest", "Info.plist")
+    with open(path, "rb") as file:
+        attributes = plistlib.load(file)["NSExtension"]["NSExtensionAttributes"]
+    expected["intents"] = attributes["IntentsSupported"]
+    expected["restricted"] = attributes.get("IntentsRestrictedWhileLocked", [])
+    if expected["confirmation"] == "all":  # money moves only with the user's yes
+        expected["confirmation"] = expected["intents"]
+    return expected
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+MANIFESTS = {domain: from_info_plist(domain) for domain in DOMAINS}
 
 
 def describe(stack, domain):
