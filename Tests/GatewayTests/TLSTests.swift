@@ -66,7 +66,8 @@ struct TLSTests {
       let transport = try Transport(target: DomainEndpoint(host: host, port: port).target, transportSecurity: security)
       return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
         var options = CallOptions.defaults
-        options.timeout = .seconds(5)
+        // Generous: "localhost" may be tried as ::1 first, and a loaded machine is slow to hand shake.
+        options.timeout = .seconds(15)
         _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(Self.search, options: options)
         return nil
       }

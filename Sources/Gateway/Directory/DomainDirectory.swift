@@ -129,8 +129,14 @@ package final class DomainDirectory: Sendable {
         state.descriptorChanges += 1
       }
     } catch {
-      logger.warning(
-        "no descriptors from the domain's reflection",
+      // A domain without reflection is not asked again for this manifest; any other failure (a
+      // timeout on a busy machine, a connection lost) is retried at the next refresh.
+      let unimplemented = (error as? RPCError)?.code == .unimplemented
+      if !unimplemented {
+        state.withLock { $0.statuses[connection.endpoint]?.descriptorsAskedFor = nil }
+      }
+      logger.log(
+        level: unimplemented ? .info : .debug, "no descriptors from the domain's reflection",
         metadata: ["endpoint": "\(connection.endpoint)", "error": "\(error)"])
     }
   }

@@ -58,10 +58,12 @@ struct GatewaySession: Sendable {
   /// A codec for the route's payload and the types it holds, from their descriptors: any intent of
   /// any domain, whether or not this `intentmesh` was built with it.
   func codec(for route: Intentmesh_Gateway_V1_Route) async throws -> ProtoJSONCodec {
-    let answers = try await ReflectionFetch.files(defining: [route.payloadType], over: client)
-    guard let files = answers.first, !files.isEmpty else {
-      throw CLIError("the gateway's reflection does not describe \(route.payloadType) (is \(route.appName) up?)")
+    // A gateway that has just routed the domain may still be fetching its descriptors: a few tries.
+    for attempt in 1...10 {
+      let answers = try await ReflectionFetch.files(defining: [route.payloadType], over: client)
+      if let files = answers.first, !files.isEmpty { return ProtoJSONCodec(schema: ProtoSchema(files: files)) }
+      if attempt < 10 { try await Task.sleep(for: .milliseconds(300)) }
     }
-    return ProtoJSONCodec(schema: ProtoSchema(files: files))
+    throw CLIError("the gateway's reflection does not describe \(route.payloadType) (is \(route.appName) up?)")
   }
 }

@@ -8,12 +8,13 @@ package enum ReflectionFetch {
   /// For each symbol the server knows, the files it answered: the defining file first, then what it
   /// imports. A symbol the server does not know gets an empty list.
   package static func files<Transport: ClientTransport>(
-    defining symbols: [String], over client: GRPCClient<Transport>, timeout: Duration = .seconds(3)
+    defining symbols: [String], over client: GRPCClient<Transport>, timeout: Duration = .seconds(10)
   ) async throws -> [[Google_Protobuf_FileDescriptorProto]] {
     guard !symbols.isEmpty else { return [] }
     var options = CallOptions.defaults
     options.timeout = timeout
-    options.waitForReady = false
+    // A connection still coming up (or back) is waited for, within the timeout.
+    options.waitForReady = true
     let answers = try await Grpc_Reflection_V1_ServerReflection.Client(wrapping: client).serverReflectionInfo(
       options: options,
       requestProducer: { writer in

@@ -77,7 +77,12 @@ struct GatewayHarness {
     // Every domain described before the test starts (a busy machine connects slowly).
     for _ in 0..<100 {
       await directory.refreshAll()
-      if directory.statuses.allSatisfy({ $0.1.manifest != nil }) { break }
+      // …and UnicornChat's types taken from its reflection (the CLI builds payloads from them).
+      if directory.statuses.allSatisfy({ $0.1.manifest != nil }),
+        directory.statuses.first?.1.descriptors.files.isEmpty == false
+      {
+        break
+      }
       try await Task.sleep(for: .milliseconds(50))
     }
     defer { directoryTask.cancel() }
