@@ -17,17 +17,13 @@ from intentmesh.v1 import (
     view_pb2,
 )
 
-from . import keypaths
+from . import keypaths, ledger, vocabulary
 from .errors import Refusal, failed_precondition, invalid_argument, not_found, unimplemented
 from .identity import acting_user
 from .intents import IntentContext
 from .results import case_name
 
 log = logging.getLogger("unicornfit")
-
-#: SetUserVocabulary drops strings longer than this many UTF-16 code units.
-MAX_VOCABULARY_UNITS = 1024
-
 
 def handling_status(code_name):
     """INIntentHandlingStatus from a response code's name, as SiriKit derives it."""
@@ -180,30 +176,23 @@ class IntentsExtension(service_grpc.IntentsExtensionServicer):
             payload_bytes = request.intent.payload.SerializeToString(deterministic=True)
 
             def handled(database):
-                earlier = database.execute(
-                    "SELECT intent_class, payload, response FROM handled_intents WHERE user_id = ? AND identifier = ?",
-                    (intent_context.user_id, request.intent.identifier),
-                ).fetchone()
+                earlier = ledger.entry(intent_context.user_id, request.intent.identifier, database)
                 if earlier is not None:
-                    if earlier["intent_class"] != request.intent.intent_class or not self._same_payload(
-                        handler, earlier["payload"], request.intent.payload
+                    if earlier.intent_class != request.intent.intent_class or not self._same_payload(
+                        handler, earlier.payload, request.intent.payload
                     ):
                         raise failed_precondition(
                             f"intent identifier {request.intent.identifier} was already handled with a different"
                             f" {request.intent.intent_class}; use a new identifier"
                         )
-                    replay = service.HandleResponse.FromString(earlier["response"])
+                    replay = service.HandleResponse.FromString(earlier.response)
                     replay.replayed = True
                     return replay
                 answer = handler.handle(intent, intent_context, database)
                 response, interaction = self._built(request.intent, answer, intent_context.now_ms)
                 answered = service.HandleResponse(response=response, interaction=interaction)
-                database.execute(
-                    "INSERT INTO handled_intents (user_id, identifier, intent_class, payload, response, handled_ms)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (intent_context.user_id, request.intent.identifier, request.intent.intent_class, payload_bytes,
-                     answered.SerializeToString(), intent_context.now_ms),
-                )
+                entry = ledger.Entry(request.intent.intent_class, payload_bytes, answered.SerializeToString())
+                ledger.record(intent_context.user_id, request.intent.identifier, entry, intent_context.now_ms, database)
                 return answered
 
             return self.store.write(handled)
@@ -306,32 +295,8 @@ class IntentsExtension(service_grpc.IntentsExtensionServicer):
                     f"{self.manifest.app_name} takes user vocabulary of types {names},"
                     f" not {_vocabulary_type_name(request.vocabulary_type)}"
                 )
-            entries = [(text, "") for text in request.strings] + [
-                (speakable.spoken_phrase, speakable.vocabulary_identifier) for speakable in request.speakables
-            ]
-            kept, seen, discarded = [], set(), 0
-            for phrase, identifier in entries:
-                phrase = phrase.strip()
-                if not phrase or len(phrase.encode("utf-16-le")) // 2 > MAX_VOCABULARY_UNITS:
-                    discarded += 1
-                    continue
-                if phrase.lower() in seen:  # one ordered set: "Moon Gallop" and "moon gallop " are one phrase
-                    continue
-                seen.add(phrase.lower())
-                kept.append((phrase, identifier))
-
-            def replace(database):
-                database.execute(
-                    "DELETE FROM user_vocabulary WHERE user_id = ? AND vocabulary_type = ?",
-                    (user, request.vocabulary_type),
-                )
-                database.executemany(
-                    "INSERT INTO user_vocabulary (user_id, vocabulary_type, position, phrase, vocabulary_identifier)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    [(user, request.vocabulary_type, i, phrase, ident) for i, (phrase, ident) in enumerate(kept)],
-                )
-
-            self.store.write(replace)
+            kept, discarded = vocabulary.entries(request)
+            self.store.write(lambda database: vocabulary.replace(user, request.vocabulary_type, kept, database))
             return service.SetUserVocabularyResponse(stored_count=len(kept), discarded_count=discarded)
 
         return self._guarded("SetUserVocabulary", context, body)
