@@ -90,13 +90,17 @@ class Reflection:
         files = [descriptor_pb2.FileDescriptorProto.FromString(raw) for raw in answer.file_descriptor_response.file_descriptor_proto]
         self._add_all(files)
 
+    def _find(self, find, full_name, what):
+        """`find(full_name)` in the pool, fetching the defining file first when it is not there yet."""
+        try:
+            return find(full_name)
+        except KeyError:
+            assert self.file_containing(full_name), f"reflection does not know the {what} {full_name}"
+            return find(full_name)
+
     def message(self, full_name):
         """The descriptor of `full_name` (fetched on first use)."""
-        try:
-            return self.pool.FindMessageTypeByName(full_name)
-        except KeyError:
-            assert self.file_containing(full_name), f"reflection does not know {full_name}"
-            return self.pool.FindMessageTypeByName(full_name)
+        return self._find(self.pool.FindMessageTypeByName, full_name, "message")
 
     def new(self, full_name, json_text=None):
         """A message of `full_name`, empty or parsed from proto3 JSON."""
@@ -107,11 +111,7 @@ class Reflection:
         return made
 
     def service(self, full_name):
-        try:
-            return self.pool.FindServiceByName(full_name)
-        except KeyError:
-            assert self.file_containing(full_name), f"reflection does not know the service {full_name}"
-            return self.pool.FindServiceByName(full_name)
+        return self._find(self.pool.FindServiceByName, full_name, "service")
 
 
 class Tokens:

@@ -47,26 +47,21 @@ def test_a_verified_token_is_remembered_until_it_expires(tmp_path):
         StatusCode.UNAUTHENTICATED, f'unknown signing key: kid "{KID}" is not in the JWKS')
 
 
-def test_keys_not_for_signing_are_skipped(tmp_path):
+@pytest.mark.parametrize(
+    "member, value, message",
+    [
+        ("use", "enc", f'unknown signing key: kid "{KID}" is not in the JWKS'),  # not for signing: skipped
+        ("alg", "ES384", "token does not match its key: the key is for ES384, not ES256"),
+    ],
+)
+def test_a_key_not_for_this_token_is_refused(tmp_path, member, value, message):
     signer = Signer(str(tmp_path))
     document = json.loads(open(signer.jwks_path).read())
-    document["keys"][0]["use"] = "enc"
+    document["keys"][0][member] = value
     with open(signer.jwks_path, "w") as out:
         json.dump(document, out)
     verifier = identity.TokenVerifier(identity.KeySet(signer.jwks_path))
-    assert refusal(lambda: verifier.subject(metadata(signer.token()))) == (
-        StatusCode.UNAUTHENTICATED, f'unknown signing key: kid "{KID}" is not in the JWKS')
-
-
-def test_a_key_for_another_algorithm_is_refused(tmp_path):
-    signer = Signer(str(tmp_path))
-    document = json.loads(open(signer.jwks_path).read())
-    document["keys"][0]["alg"] = "ES384"
-    with open(signer.jwks_path, "w") as out:
-        json.dump(document, out)
-    verifier = identity.TokenVerifier(identity.KeySet(signer.jwks_path))
-    assert refusal(lambda: verifier.subject(metadata(signer.token()))) == (
-        StatusCode.UNAUTHENTICATED, "token does not match its key: the key is for ES384, not ES256")
+    assert refusal(lambda: verifier.subject(metadata(signer.token()))) == (StatusCode.UNAUTHENTICATED, message)
 
 
 def test_acting_user_without_a_request_context_is_the_subject(signer):
