@@ -35,6 +35,7 @@ from intentmesh.ridebooking.v1 import ridebooking_pb2 as rides  # noqa: E402
 from intentmesh.v1 import extension_service_pb2 as ext  # noqa: E402
 from intentmesh.v1 import extension_service_pb2_grpc as ext_grpc  # noqa: E402
 from intentmesh.v1 import intent_pb2, types_pb2 as types  # noqa: E402
+from intentmesh.workouts.v1 import workouts_pb2 as fit  # noqa: E402
 
 HEALTH = "/grpc.health.v1.Health/Check"
 METHOD = "/intentmesh.v1.IntentsExtension/"
@@ -87,14 +88,24 @@ def search_notebook():
         title=types.SpeakableString(spoken_phrase="Unicorn ideas")))
 
 
+def start_workout():
+    return intent("INStartWorkoutIntent", fit.StartWorkoutIntent(
+        workout_name=types.SpeakableString(spoken_phrase="colorlishus")))
+
+
+#: UnicornFit, the domain written in Python: a script of this checkout, whatever --bin says.
+WORKOUTS = os.path.join(REPO, "Services", "Workouts", "workouts-service")
+
 #: Each domain's service and the intents it is driven with: its busiest intent (Resolve, Confirm)
 #: and a read-only intent for Handle (h2load sends one body again and again: a Handle with effects
-#: would be a replay after the first; durable Handles are measured by bench_payments.py).
+#: would be a replay after the first; durable Handles are measured by bench_payments.py). UnicornFit
+#: has no read-only intent: no Handle for it.
 DOMAINS = [
     ("messaging", "messaging-service", send_message, search_messages),
     ("payments", "payments-service", send_payment, search_accounts),
     ("ridebooking", "ridebooking-service", request_ride, list_ride_options),
     ("notes", "notes-service", create_note, search_notebook),
+    ("workouts", WORKOUTS, start_workout, None),
 ]
 TARGETS = ["health", "Resolve", "Confirm", "Handle"]
 
@@ -108,10 +119,12 @@ class Service:
         self.name = name
         self.log_path = os.path.join(work, f"{name}.log")
         database = os.path.join(work, f"{name}-{uuid.uuid4().hex[:6]}.sqlite")
+        # The Swift services' metrics listener is turned off; the Python domain has none.
+        metrics = [] if binary == WORKOUTS else ["--metrics-port=-1"]
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(
-                [binary, "--port", "0", "--database", database, "--log-level", "warning", "--metrics-port=-1",
-                 "--jwks", jwks], stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+                [binary, "--port", "0", "--database", database, "--log-level", "warning", "--jwks", jwks] + metrics,
+                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while True:
             found = re.search(r" serving on 127\.0\.0\.1:(\d+)", open(self.log_path).read())
@@ -153,7 +166,8 @@ class Bodies:
         self.metadata = [("authorization", f"Bearer {token}")]
         self.stub = ext_grpc.IntentsExtensionStub(service.channel)
         self.busiest = busiest()
-        self.read_only = read_only()
+        self.read_only = read_only() if read_only else None
+        self.targets = [t for t in TARGETS if t != "Handle" or self.read_only is not None]
         self.context = intent_pb2.RequestContext(user_id="diana", time_zone="Europe/Zurich", locale="en-US")
 
     def body(self, target):
@@ -282,13 +296,15 @@ def main():
     services, bodies = {}, {}
     for domain, binary, busiest, read_only in chosen:
         for suffix, folder in builds:
+            if binary == WORKOUTS and suffix:
+                continue  # one checkout, one UnicornFit
             name = domain + suffix
             service = Service(os.path.join(folder, binary), args.work, name, args.jwks)
             services[name] = service
             bodies[name] = Bodies(service, args.token, busiest, read_only)
     try:
         for name in services:  # every request is a real success before any is counted
-            for target in TARGETS:
+            for target in bodies[name].targets:
                 bodies[name].body(target)
         time.sleep(1)
         idle = {name: service.rss_mib() for name, service in services.items()}
@@ -304,7 +320,7 @@ def main():
                       file=sys.stderr)
             for load in loads:
                 for name in services:
-                    for target in TARGETS:
+                    for target in bodies[name].targets:
                         result = run(services[name], bodies[name], target, load, args.seconds, args.warm_up,
                                      args.work, args.token)
                         results.setdefault((name, target, load), []).append(result)
