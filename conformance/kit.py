@@ -131,6 +131,12 @@ class Tokens:
         return self._identity is not None
 
     def key(self):
+        """The identity's private key and key id, read once."""
+        if getattr(self, "_key", None) is None:
+            self._key = self._read_key()
+        return self._key
+
+    def _read_key(self):
         from cryptography.hazmat.primitives import serialization
 
         with open(os.path.join(self._identity, "signing-key.pem"), "rb") as pem:

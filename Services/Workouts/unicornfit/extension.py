@@ -25,15 +25,21 @@ from .results import case_name
 
 log = logging.getLogger("unicornfit")
 
+#: The statuses a response code names outright; the others follow from its prefix.
+NAMED_STATUSES = {
+    "ready": interaction_pb2.INTENT_HANDLING_STATUS_READY,
+    "inProgress": interaction_pb2.INTENT_HANDLING_STATUS_IN_PROGRESS,
+    "success": interaction_pb2.INTENT_HANDLING_STATUS_SUCCESS,
+    "continueInApp": interaction_pb2.INTENT_HANDLING_STATUS_DEFERRED_TO_APPLICATION,
+    "handleInApp": interaction_pb2.INTENT_HANDLING_STATUS_DEFERRED_TO_APPLICATION,
+}
+
+
 def handling_status(code_name):
     """INIntentHandlingStatus from a response code's name, as SiriKit derives it."""
-    if code_name in ("ready", "inProgress", "success"):
-        return {
-            "ready": interaction_pb2.INTENT_HANDLING_STATUS_READY,
-            "inProgress": interaction_pb2.INTENT_HANDLING_STATUS_IN_PROGRESS,
-            "success": interaction_pb2.INTENT_HANDLING_STATUS_SUCCESS,
-        }[code_name]
-    if code_name in ("continueInApp", "handleInApp") or code_name.startswith("failureRequiringAppLaunch"):
+    if code_name in NAMED_STATUSES:
+        return NAMED_STATUSES[code_name]
+    if code_name.startswith("failureRequiringAppLaunch"):
         return interaction_pb2.INTENT_HANDLING_STATUS_DEFERRED_TO_APPLICATION
     if code_name.startswith("failure"):
         return interaction_pb2.INTENT_HANDLING_STATUS_FAILURE
