@@ -216,7 +216,7 @@ let package = Package(
       name: "Gateway",
       dependencies: [
         "ServiceKit", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle,
-        unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL,
+        unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL, nioHTTP1, nioHTTP2,
       ],
       swiftSettings: strictSettings
     ),

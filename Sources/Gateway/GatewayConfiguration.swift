@@ -35,6 +35,8 @@ package struct GatewayConfiguration: Sendable {
   package var tls: ServerTLS?
   /// TLS towards the domains (mutual when it has a client certificate); nil: h2c.
   package var upstreamTLS: ClientTLS?
+  /// Web origins whose pages may call the Connect and gRPC-Web API.
+  package var cors: CORSPolicy
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
@@ -42,8 +44,10 @@ package struct GatewayConfiguration: Sendable {
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
-    authentication: AuthenticationConfiguration, tls: ServerTLS? = nil, upstreamTLS: ClientTLS? = nil
+    authentication: AuthenticationConfiguration, tls: ServerTLS? = nil, upstreamTLS: ClientTLS? = nil,
+    cors: CORSPolicy = CORSPolicy()
   ) {
+    self.cors = cors
     self.tls = tls
     self.upstreamTLS = upstreamTLS
     self.authentication = authentication

@@ -56,6 +56,13 @@ package struct GatewayOptions: ParsableArguments {
   package var forwarding: String?
 
   @Option(
+    name: .customLong("cors-origin"),
+    help:
+      "A web origin (https://app.example.com, or * for any) whose pages may call the gateway's Connect and gRPC-Web API; repeatable (env INTENTMESH_CORS_ORIGINS, comma-separated). The gateway's own page needs none."
+  )
+  package var corsOrigins: [String] = []
+
+  @Option(
     help:
       "Event-loop threads serving connections (env INTENTMESH_EVENT_LOOPS; default one per CPU core the process may use)."
   )
@@ -116,6 +123,13 @@ package struct GatewayOptions: ParsableArguments {
         }
         return number
       }
+    let origins =
+      corsOrigins.isEmpty
+      ? (environment["INTENTMESH_CORS_ORIGINS"] ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
+        .filter { !$0.isEmpty } : corsOrigins
+    for origin in origins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
+      throw ValidationError("CORS origin \(origin) is not * or an http(s):// origin")
+    }
     let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
     return GatewayConfiguration(
       host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
@@ -131,7 +145,8 @@ package struct GatewayOptions: ParsableArguments {
       relayLimits: try relayLimits.limits(environment: environment),
       authentication: try authentication.configuration(environment: environment),
       tls: try tls.serverTLS(environment: environment),
-      upstreamTLS: try upstreamTLS.clientTLS(environment: environment)
+      upstreamTLS: try upstreamTLS.clientTLS(environment: environment),
+      cors: CORSPolicy(origins: origins)
     )
   }
 }

@@ -44,6 +44,7 @@ package struct GatewayServer: Sendable {
       services: ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"],
       relayed: { relayed ? Array(directory.table.appServices.keys) : [] })
     let reflection = ReflectionService(index: reflectionIndex.index)
+
     let server = GRPCServer(
       transport: transport,
       services: [
@@ -56,6 +57,13 @@ package struct GatewayServer: Sendable {
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )
+    // Behind the relay, the public port also answers Connect and gRPC-Web (HTTP/1.1 and HTTP/2).
+    let web =
+      relayed
+      ? WebServer(
+        directory: directory, reflection: reflectionIndex, cors: configuration.cors,
+        maxMessageBytes: configuration.maxRequestMessageBytes, logger: logger
+      ) { try await Self.loopbackEndpoint(of: server) } : nil
     let publicTLS = try configuration.tls.map { try $0.makeContext() }
     let upstreamTLS = try configuration.upstreamTLS.map { try $0.makeContext() }
     let relay =
@@ -64,13 +72,11 @@ package struct GatewayServer: Sendable {
         host: configuration.host, port: configuration.port, metrics: RelayMetrics(metrics: metrics),
         limits: configuration.relayLimits, tls: publicTLS, logger: logger
       ) {
-        guard let address = try await server.listeningAddress?.ipv4 else {
-          throw GatewayError.invalidArgument("the gateway's gRPC server is not listening")
-        }
-        return RelayRouter(
-          directory: directory, deadline: router.deadline,
-          gatewayServer: DomainEndpoint(host: address.host, port: address.port),
+        var relayRouter = RelayRouter(
+          directory: directory, deadline: router.deadline, gatewayServer: try await Self.loopbackEndpoint(of: server),
           maxRequestMessageBytes: configuration.maxRequestMessageBytes, upstreamTLS: upstreamTLS)
+        relayRouter.web = try await web?.endpoint
+        return relayRouter
       } : nil
     let readiness = ReadinessReporter(
       serviceName: "gateway", appName: "IntentMesh gateway", board: board, logger: logger,
@@ -87,7 +93,8 @@ package struct GatewayServer: Sendable {
       .init(service: GRPCServerService(server: server)),
       .init(service: KeySetRefresher(verifier: verifier, interval: configuration.authentication.refreshInterval)),
     ]
-    // Shut down in reverse: the relay drains before the gRPC server behind it stops.
+    // Shut down in reverse: the relay drains before the web side and the gRPC server behind it stop.
+    if let web { services.append(.init(service: web)) }
     if let relay { services.append(.init(service: relay)) }
     services.append(.init(service: readiness))
     if let metricsPort = configuration.metricsPort {
@@ -104,6 +111,16 @@ package struct GatewayServer: Sendable {
       ))
     try await group.run()
     logger.info("stopped cleanly")
+  }
+}
+
+extension GatewayServer {
+  /// The gateway's gRPC server on loopback, once it listens.
+  static func loopbackEndpoint(of server: GRPCServer<HTTP2ServerTransport.Posix>) async throws -> DomainEndpoint {
+    guard let address = try await server.listeningAddress?.ipv4 else {
+      throw GatewayError.invalidArgument("the gateway's gRPC server is not listening")
+    }
+    return DomainEndpoint(host: address.host, port: address.port)
   }
 }
 

@@ -16,6 +16,9 @@ package struct RelayRouter: Sendable {
   let maxRequestMessageBytes: Int
   /// TLS towards the domains (not towards the gateway's own server on loopback); nil: h2c.
   let upstreamTLS: NIOSSLContext?
+  /// The gateway's web side: its loopback h2c listener, for HTTP/2 streams that are not gRPC, and
+  /// the responder HTTP/1.1 connections of the public port use. nil: the public port is gRPC only.
+  var web: (endpoint: DomainEndpoint, responder: ConnectResponder)?
 
   package init(
     directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,
@@ -26,6 +29,15 @@ package struct RelayRouter: Sendable {
     self.deadline = deadline
     self.gatewayServer = gatewayServer
     self.maxRequestMessageBytes = maxRequestMessageBytes
+  }
+
+  /// Whether a stream is for the web side rather than gRPC: any method but POST (a page, a CORS
+  /// preflight), or a POST whose content type is not gRPC's (Connect, gRPC-Web). A POST without
+  /// a content type stays gRPC, which answers it with a gRPC status.
+  static func isForWebSide(method: String?, contentType: String?) -> Bool {
+    guard method == "POST" else { return true }
+    guard let contentType else { return false }
+    return !contentType.hasPrefix("application/grpc") || contentType.hasPrefix("application/grpc-web")
   }
 
   /// The pass-through methods, and where each keeps its intent.

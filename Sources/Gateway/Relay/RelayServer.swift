@@ -2,6 +2,7 @@ package import Logging
 internal import Synchronization
 package import NIOCore
 internal import NIOExtras
+internal import NIOHTTP1
 internal import NIOPosix
 package import NIOSSL
 internal import Prometheus
@@ -64,6 +65,7 @@ package final class RelayServer: Service, Sendable {
       quiesce = ServerQuiescingHelper(group: group)
       let gate = self.gate
       let tls = self.tls
+      let limits = self.limits
       let refusals = RefusedConnections(metrics: metrics, logger: logger)
       let watermark = ChannelOptions.Types.WriteBufferWaterMark(
         low: limits.maxQueuedOutputBytes / 2, high: limits.maxQueuedOutputBytes)
@@ -86,9 +88,27 @@ package final class RelayServer: Service, Sendable {
           }
           connection.closeFuture.whenComplete { _ in gate.release() }
           return connection.eventLoop.makeCompletedFuture {
-            if let tls { try connection.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-            try connection.pipeline.syncOperations.addHandler(
-              RelayConnection(role: .server, state: states.state(for: connection.eventLoop)))
+            let pipeline = connection.pipeline.syncOperations
+            if let tls { try pipeline.addHandler(NIOSSLServerHandler(context: tls)) }
+            let state = states.state(for: connection.eventLoop)
+            guard let web = router.web else {
+              return try pipeline.addHandler(RelayConnection(role: .server, state: state))
+            }
+            // HTTP/2 goes to the relay; HTTP/1.1 (browsers, curl) to the web side directly.
+            try pipeline.addHandler(
+              PublicPortSniffer(
+                timeout: limits.handshakeTimeout,
+                makeRelay: { context in
+                  try context.pipeline.syncOperations.addHandler(RelayConnection(role: .server, state: state))
+                },
+                makeHTTP1: { context in
+                  let pipeline = context.pipeline.syncOperations
+                  let deadlines = HTTP1Deadlines(
+                    requestTimeout: limits.handshakeTimeout, idleTimeout: limits.idleTimeout)
+                  try pipeline.addHandler(deadlines)
+                  try pipeline.configureHTTPServerPipeline(position: .last, withPipeliningAssistance: true)
+                  try pipeline.addHandler(ConnectHTTPHandler(responder: web.responder, deadline: deadlines))
+                }))
           }
         }
         .bind(host: host, port: port).get()

@@ -28,6 +28,8 @@ final class RelayedCall {
   /// The call names a `grpc-encoding` other than identity.
   private let encoded: Bool
   private let passThrough: (shape: IntentWireScan.Shape, streaming: Bool)?
+  /// The stream is not gRPC (a Connect or gRPC-Web call, a CORS preflight, a page): the web side answers it.
+  private let forWebSide: Bool
   private var call: RelayMetrics.Call?
 
   /// The client opened `stream` with `headers`: a call the gateway's server answers, or whose
@@ -40,12 +42,15 @@ final class RelayedCall {
     path = headers.first(name: ":path") ?? ""
     encoded = headers.first(name: "grpc-encoding").map { $0 != "identity" } ?? false
     passThrough = RelayRouter.passThrough[path]
+    forWebSide = RelayRouter.isForWebSide(
+      method: headers.first(name: ":method"), contentType: headers.first(name: "content-type"))
     machine = RelayedCallStateMachine(headers: headers, endStream: endStream)
   }
 
   /// Starts the call (once the client's stream knows it): a call to a domain's app service goes
   /// to that domain by its path alone.
   func start() {
+    if forWebSide, router.web != nil { return open(to: .webServer) }
     guard passThrough == nil else {
       if machine.requestEnded { open(to: .gatewayServer) }
       return
@@ -193,8 +198,9 @@ final class RelayedCall {
     switch destination {
     case .gatewayServer: endpoint = router.gatewayServer
     case .domain(let domain): endpoint = domain
+    case .webServer: endpoint = router.web?.endpoint ?? router.gatewayServer
     }
-    let toDomain = destination != .gatewayServer
+    let toDomain = destination.isDomain
     // A unary pass-through request is short: keep it until the domain answers, so that a stream the
     // domain refuses (GOAWAY, lost connection) can still be placed through the gateway's server.
     let streaming = passThrough?.streaming ?? false

@@ -10,7 +10,9 @@ internal import Synchronization
 package final class GatewayReflection: Sendable {
   private let directory: DomainDirectory
   private let base: ReflectionIndex
+  private let baseFiles: [Google_Protobuf_FileDescriptorProto]
   private let current: Mutex<(changes: Int, index: ReflectionIndex)>
+  private let currentSchema: Mutex<(changes: Int, schema: ProtoSchema)?> = Mutex(nil)
 
   /// The files the gateway itself answers for: everything but the domains' own packages.
   static func isGatewayFile(_ name: String) -> Bool {
@@ -19,8 +21,9 @@ package final class GatewayReflection: Sendable {
 
   package init(directory: DomainDirectory, services: [String], relayed: @escaping @Sendable () -> [String]) throws {
     self.directory = directory
-    base = try ReflectionIndex.embedded(
-      services: services + ReflectionService.serviceNames, relayed: relayed, including: Self.isGatewayFile)
+    baseFiles = try ReflectionIndex.embeddedFiles(including: Self.isGatewayFile)
+    base = try ReflectionIndex(
+      files: baseFiles, services: services + ReflectionService.serviceNames, relayed: relayed)
     current = Mutex((-1, base))
   }
 
@@ -35,5 +38,16 @@ package final class GatewayReflection: Sendable {
     }
     current.withLock { $0 = (changes, index) }
     return index
+  }
+
+  /// The messages and methods of the same files: what the gateway's Connect JSON reads and writes
+  /// by. A domain's own files replace the gateway's copy, as in the index.
+  package func schema() -> ProtoSchema {
+    let (changes, domains) = directory.descriptors
+    if let schema = currentSchema.withLock({ $0?.changes == changes ? $0?.schema : nil }) { return schema }
+    var schema = ProtoSchema(files: baseFiles)
+    for domain in domains { schema.add(domain.files) }
+    currentSchema.withLock { $0 = (changes, schema) }
+    return schema
   }
 }

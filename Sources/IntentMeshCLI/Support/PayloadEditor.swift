@@ -1,5 +1,6 @@
 import Foundation
 import IntentMeshProtos
+import ServiceKit
 import SwiftProtobuf
 
 /// Edits an intent's payload without compile-time knowledge of its type: through its proto3 JSON,
@@ -8,13 +9,14 @@ struct PayloadEditor {
   /// The payload's full protobuf name.
   let type: String
   let codec: ProtoJSONCodec
-  private(set) var fields: [String: Any]
+  private(set) var fields: [String: JSONValue]
 
   init(payloadType: String, payload: Google_Protobuf_Any?, codec: ProtoJSONCodec) throws {
     type = payloadType
     self.codec = codec
     if let payload, !payload.value.isEmpty || !payload.typeURL.isEmpty {
-      fields = try codec.decode(payload.value, as: payloadType) as? [String: Any] ?? [:]
+      fields = Dictionary(
+        (try codec.decode(payload.value, as: payloadType).members ?? []), uniquingKeysWith: { _, last in last })
     } else {
       fields = [:]
     }
@@ -23,12 +25,14 @@ struct PayloadEditor {
   /// The payload as it stands; fails saying which field is wrong.
   func packed() throws -> Google_Protobuf_Any {
     do {
-      return try codec.packed(fields, as: type)
+      return try codec.packed(object, as: type)
     } catch {
-      let json = (try? JSONSerialization.data(withJSONObject: fields)).map { String(decoding: $0, as: UTF8.self) }
-      throw CLIError("cannot build \(type) from \(json ?? "\(fields)"): \(error)")
+      throw CLIError("cannot build \(type) from \(object.text): \(error)")
     }
   }
+
+  /// The payload's fields as one JSON object, in name order.
+  var object: JSONValue { .object(fields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }) }
 
   /// Sets `keyPath` from text; appends for array parameters unless `replacing` or `index` is given.
   mutating func set(
@@ -53,42 +57,44 @@ struct PayloadEditor {
     fields.removeValue(forKey: keyPath)
   }
 
-  private mutating func set(_ keyPath: String, jsonValue: Any, isArray: Bool, index: Int?, replacing: Bool) throws {
+  private mutating func set(_ keyPath: String, jsonValue: JSONValue, isArray: Bool, index: Int?, replacing: Bool) throws
+  {
     guard !keyPath.contains(".") else { throw CLIError("set a top-level parameter, not \(keyPath)") }
     if isArray {
-      var array = replacing ? [] : (fields[keyPath] as? [Any] ?? [])
+      var array: [JSONValue] = []
+      if !replacing, case .array(let earlier)? = fields[keyPath] { array = earlier }
       if let index, index < array.count {
         array[index] = jsonValue
       } else {
         array.append(jsonValue)
       }
-      fields[keyPath] = array
+      fields[keyPath] = .array(array)
     } else {
       fields[keyPath] = jsonValue
     }
   }
 
   /// The JSON value of what the user typed for a parameter of `valueType`.
-  static func jsonValue(text: String, valueType: String) throws -> Any {
+  static func jsonValue(text: String, valueType: String) throws -> JSONValue {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     if trimmed.hasPrefix("{") || trimmed.hasPrefix("[") {
-      return try JSONSerialization.jsonObject(with: Data(trimmed.utf8))
+      return try JSONReader.read(trimmed)
     }
     switch valueType {
-    case "intentmesh.v1.Person": return ["displayName": trimmed]
-    case "intentmesh.v1.SpeakableString": return ["spokenPhrase": trimmed]
-    case "intentmesh.v1.Placemark": return ["name": trimmed]
+    case "intentmesh.v1.Person": return .object([("displayName", .string(trimmed))])
+    case "intentmesh.v1.SpeakableString": return .object([("spokenPhrase", .string(trimmed))])
+    case "intentmesh.v1.Placemark": return .object([("name", .string(trimmed))])
     case "intentmesh.v1.CurrencyAmount": return try currency(trimmed)
     case "google.protobuf.Int32Value":
-      if let number = Int(trimmed) { return number }
-      return trimmed
-    case "google.protobuf.BoolValue": return ["yes", "true", "1"].contains(trimmed.lowercased())
-    default: return trimmed
+      if let number = Int(trimmed) { return .integer(number) }
+      return .string(trimmed)
+    case "google.protobuf.BoolValue": return .bool(["yes", "true", "1"].contains(trimmed.lowercased()))
+    default: return .string(trimmed)
     }
   }
 
   /// "85 USD", "USD 85.50", "85.5" (USD) → CurrencyAmount JSON, exactly.
-  static func currency(_ text: String) throws -> [String: Any] {
+  static func currency(_ text: String) throws -> JSONValue {
     let parts = text.split(separator: " ").map(String.init)
     let code = parts.first { $0.count == 3 && $0.allSatisfy(\.isLetter) }?.uppercased() ?? "USD"
     guard let number = parts.first(where: { $0.first?.isNumber == true || $0.first == "-" }) else {
@@ -104,6 +110,6 @@ struct PayloadEditor {
       }
       nanos = number.hasPrefix("-") ? -digits : digits
     }
-    return ["currencyCode": code, "units": String(units), "nanos": Int(nanos)]
+    return .object([("currencyCode", .string(code)), ("units", .string(String(units))), ("nanos", .integer(nanos))])
   }
 }

@@ -76,11 +76,17 @@ package struct ReflectionIndex: Sendable {
     services: [String], relayed: @escaping @Sendable () -> [String] = { [] },
     including: (String) -> Bool = { _ in true }
   ) throws -> ReflectionIndex {
+    try ReflectionIndex(files: try embeddedFiles(including: including), services: services, relayed: relayed)
+  }
+
+  /// The files of the descriptor set generated from Protos/, those `including` keeps.
+  package static func embeddedFiles(including: (String) -> Bool = { _ in true }) throws
+    -> [Google_Protobuf_FileDescriptorProto]
+  {
     guard let data = Data(base64Encoded: ReflectionDescriptorSet.base64, options: .ignoreUnknownCharacters) else {
       throw EmbeddedSetUnreadable()
     }
-    let files = try Google_Protobuf_FileDescriptorSet(serializedBytes: data).file.filter { including($0.name) }
-    return try ReflectionIndex(files: files, services: services, relayed: relayed)
+    return try Google_Protobuf_FileDescriptorSet(serializedBytes: data).file.filter { including($0.name) }
   }
 
   private mutating func index(_ message: Google_Protobuf_DescriptorProto, prefix: String, file: String) {

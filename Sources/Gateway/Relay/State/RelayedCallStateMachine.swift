@@ -17,6 +17,13 @@ struct RelayedCallStateMachine {
     /// The gateway's own gRPC server on loopback, which answers or places the call itself.
     case gatewayServer
     case domain(DomainEndpoint)
+    /// The gateway's web side on loopback: a stream that is not gRPC (Connect, gRPC-Web, CORS).
+    case webServer
+
+    var isDomain: Bool {
+      if case .domain = self { return true }
+      return false
+    }
   }
 
   /// DATA bytes taken from one side and not yet granted back: they wait on the other side.
@@ -318,7 +325,7 @@ struct RelayedCallStateMachine {
       state = .finished(owed: Owed(client: 0, upstream: owed.upstream), clientGone: false)
       let trailersOnly = response == .notStarted
       response = .ended
-      return (.fail(toDomain: destination != .gatewayServer, trailersOnly: trailersOnly), owed.client)
+      return (.fail(toDomain: destination.isDomain, trailersOnly: trailersOnly), owed.client)
     case .finished(var owed, let clientGone):
       let creditClient = owed.client
       owed.client = 0

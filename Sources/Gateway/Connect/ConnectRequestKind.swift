@@ -1,0 +1,55 @@
+internal import ServiceKit
+
+/// How a request that is not plain gRPC wants to be answered, from its method and content type:
+/// the Connect protocol's unary or streaming form, or gRPC-Web, each with JSON or binary messages.
+enum ConnectRequestKind: Equatable {
+  enum Codec: Equatable {
+    case json
+    case proto
+  }
+
+  /// `POST` with `application/json` or `application/proto`: one bare message each way.
+  case unary(Codec)
+  /// `application/connect+json` / `+proto`: enveloped messages, an end-of-stream envelope last.
+  case stream(Codec)
+  /// `application/grpc-web`, `+proto` or `+json`: gRPC frames, trailers in a final frame.
+  case grpcWeb(Codec)
+
+  var codec: Codec {
+    switch self {
+    case .unary(let codec), .stream(let codec), .grpcWeb(let codec): codec
+    }
+  }
+
+  /// The content type of the answer.
+  var responseContentType: String {
+    switch self {
+    case .unary(.json): "application/json"
+    case .unary(.proto): "application/proto"
+    case .stream(.json): "application/connect+json"
+    case .stream(.proto): "application/connect+proto"
+    case .grpcWeb(.json): "application/grpc-web+json"
+    case .grpcWeb(.proto): "application/grpc-web+proto"
+    }
+  }
+
+  /// The kind of a request with `contentType` (parameters such as `; charset=utf-8` ignored), or
+  /// nil when it is none of these.
+  init?(contentType: String) {
+    let type = contentType.split(separator: ";").first.map { String($0).trimmingWhitespace().lowercased() } ?? ""
+    switch type {
+    case "application/json": self = .unary(.json)
+    case "application/proto": self = .unary(.proto)
+    case "application/connect+json": self = .stream(.json)
+    case "application/connect+proto": self = .stream(.proto)
+    case "application/grpc-web", "application/grpc-web+proto": self = .grpcWeb(.proto)
+    case "application/grpc-web+json": self = .grpcWeb(.json)
+    default: return nil
+    }
+  }
+
+  /// The content types it accepts, for a 415's `Accept-Post`.
+  static let accepted =
+    "application/json, application/proto, application/connect+json, application/connect+proto, "
+    + "application/grpc-web+proto, application/grpc-web+json"
+}

@@ -1,0 +1,61 @@
+internal import GRPCCore
+internal import GRPCNIOTransportHTTP2
+internal import ServiceKit
+
+/// The gRPC call behind a Connect or gRPC-Web request. A domain's app service goes to a serving
+/// replica of its domain, as the relay sends it; everything else to the gateway's own gRPC server on
+/// loopback, which answers it as it answers any gRPC client (authentication, routing, statuses).
+final class ConnectUpstream: Sendable {
+  /// A client of the gateway's own gRPC server on loopback.
+  let gateway: GRPCClient<HTTP2ClientTransport.Posix>
+  let directory: DomainDirectory
+
+  init(gateway: GRPCClient<HTTP2ClientTransport.Posix>, directory: DomainDirectory) {
+    self.gateway = gateway
+    self.directory = directory
+  }
+
+  struct Call: Sendable {
+    var path: String
+    var method: ProtoSchema.Method
+    var request: [UInt8]
+    var metadata: Metadata
+    var timeout: Duration?
+  }
+
+  /// Makes `call`: `onHeaders` gets the initial metadata, `onMessage` each message as it comes; the
+  /// answer is the trailing metadata. A call that ends in error throws its `RPCError`.
+  func run(
+    _ call: Call, onHeaders: @escaping @Sendable (Metadata) async throws -> Void,
+    onMessage: @escaping @Sendable ([UInt8]) async throws -> Void
+  ) async throws -> Metadata {
+    var options = CallOptions.defaults
+    options.timeout = call.timeout
+    let descriptor = MethodDescriptor(fullyQualifiedService: call.method.service, method: call.method.name)
+    return try await client(for: call.path).serverStreaming(
+      request: ClientRequest(message: call.request, metadata: call.metadata), descriptor: descriptor,
+      serializer: RawBytesSerializer(), deserializer: RawBytesDeserializer(), options: options
+    ) { response in
+      let contents = try response.accepted.get()
+      try await onHeaders(contents.metadata)
+      var trailers = Metadata()
+      for try await part in contents.bodyParts {
+        switch part {
+        case .message(let message): try await onMessage(message)
+        case .trailingMetadata(let metadata): trailers = metadata
+        }
+      }
+      return trailers
+    }
+  }
+
+  /// The client a call to `path` goes over.
+  private func client(for path: String) throws -> GRPCClient<HTTP2ClientTransport.Posix> {
+    guard let replicas = directory.table.appServiceReplicas(path: path), !replicas.isEmpty else { return gateway }
+    let endpoint = directory.choose(among: replicas)
+    guard directory.health(of: endpoint) == "SERVING", let connection = directory.connection(for: endpoint) else {
+      throw RPCError(code: .unavailable, message: "\(path): no domain serving it is reachable now; try again")
+    }
+    return connection.client
+  }
+}

@@ -1,0 +1,97 @@
+internal import GRPCCore
+internal import GRPCNIOTransportHTTP2
+package import Logging
+internal import NIOCore
+internal import NIOHTTP1
+internal import NIOHTTP2
+internal import NIOPosix
+package import ServiceKit
+internal import ServiceLifecycle
+
+/// The gateway's web side: a `ConnectResponder` over a client of the gateway's own gRPC server,
+/// offered two ways — to the public port's HTTP/1.1 connections (`responder`), and on a loopback
+/// h2c listener (`listeningAddress`) to which the relay hands the HTTP/2 streams that are not gRPC
+/// (Connect, gRPC-Web, preflights). Runs until graceful shutdown, after the relay has drained.
+package final class WebServer: Service, Sendable {
+  private let directory: DomainDirectory
+  private let reflection: GatewayReflection
+  private let cors: CORSPolicy
+  private let maxMessageBytes: Int
+  private let gatewayServer: @Sendable () async throws -> DomainEndpoint
+  private let logger: Logger
+  private let ready: EventLoopPromise<(NIOCore.SocketAddress, ConnectResponder)>
+
+  /// - Parameter gatewayServer: the gateway's gRPC server on loopback, once it listens.
+  package init(
+    directory: DomainDirectory, reflection: GatewayReflection, cors: CORSPolicy, maxMessageBytes: Int,
+    logger: Logger, gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
+  ) {
+    self.directory = directory
+    self.reflection = reflection
+    self.cors = cors
+    self.maxMessageBytes = maxMessageBytes
+    self.gatewayServer = gatewayServer
+    self.logger = logger
+    self.ready = MultiThreadedEventLoopGroup.singleton.any().makePromise()
+  }
+
+  deinit { ready.fail(CancellationError()) }
+
+  /// The loopback h2c listener the relay sends web streams to, and the responder, once up.
+  var endpoint: (DomainEndpoint, ConnectResponder) {
+    get async throws {
+      let (address, responder) = try await ready.futureResult.get()
+      return (DomainEndpoint(host: address.ipAddress ?? "127.0.0.1", port: address.port ?? 0), responder)
+    }
+  }
+
+  package func run() async throws {
+    let client: GRPCClient<HTTP2ClientTransport.Posix>
+    let channel: any Channel
+    do {
+      let server = try await gatewayServer()
+      var config = HTTP2ClientTransport.Posix.Config.defaults
+      config.connection.maxIdleTime = nil
+      let cap = ServiceTransport.transportCap(for: 0)
+      client = GRPCClient(
+        transport: try HTTP2ClientTransport.Posix(
+          target: server.target, transportSecurity: .plaintext, config: config,
+          serviceConfig: ServiceConfig(methodConfig: [
+            MethodConfig(names: [.init(service: "")], maxRequestMessageBytes: cap, maxResponseMessageBytes: cap)
+          ])))
+      let reflection = self.reflection
+      let responder = ConnectResponder(
+        upstream: ConnectUpstream(gateway: client, directory: directory), schema: { reflection.schema() },
+        cors: cors, maxMessageBytes: maxMessageBytes)
+      channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        .childChannelInitializer { connection in
+          connection.configureHTTP2Pipeline(
+            mode: .server,
+            inboundStreamInitializer: { stream in
+              stream.eventLoop.makeCompletedFuture {
+                try stream.pipeline.syncOperations.addHandlers(
+                  HTTP2FramePayloadToHTTP1ServerCodec(), ConnectHTTPHandler(responder: responder))
+              }
+            }
+          ).map { _ in }
+        }
+        .bind(host: "127.0.0.1", port: 0).get()
+      guard let address = channel.localAddress else { throw CancellationError() }
+      ready.succeed((address, responder))
+    } catch {
+      ready.fail(error)
+      throw error
+    }
+    logger.debug("web side listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
+    try await withGracefulShutdownHandler {
+      try await withThrowingDiscardingTaskGroup { group in
+        group.addTask { try await client.runConnections() }
+        group.addTask { try? await channel.closeFuture.get() }
+      }
+    } onGracefulShutdown: {
+      channel.close(promise: nil)
+      client.beginGracefulShutdown()
+    }
+  }
+}
