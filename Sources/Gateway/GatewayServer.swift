@@ -75,7 +75,7 @@ package struct GatewayServer: Sendable {
         var relayRouter = RelayRouter(
           directory: directory, deadline: router.deadline, gatewayServer: try await Self.loopbackEndpoint(of: server),
           maxRequestMessageBytes: configuration.maxRequestMessageBytes, upstreamTLS: upstreamTLS)
-        relayRouter.web = try await web?.endpoint
+        if let web { try await relayRouter.attachWebSide(web) }
         return relayRouter
       } : nil
     let readiness = ReadinessReporter(

@@ -45,4 +45,25 @@ struct ConnectFailure: Error, Equatable {
     let base64 = String(ProtoJSONCodec.base64(value).prefix { $0 != "=" })
     return .object([("type", .string(type)), ("value", .string(base64)), ("debug", debug)])
   }
+
+  /// The whole answer to a request of `kind` (nil: not a known content type) that fails before
+  /// anything was sent: Connect unary's status and error object, or a stream's HTTP 200 with the
+  /// error in its last envelope (Connect's end of stream, gRPC-Web's trailers).
+  func answer(kind: ConnectRequestKind?, codec: ProtoJSONCodec?) -> (status: Int, contentType: String, body: [UInt8]) {
+    switch kind {
+    case .stream?:
+      let end = JSONValue.object([("error", json(codec: codec)), ("metadata", .object([]))])
+      return (
+        200, kind!.responseContentType,
+        ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: Array(end.text.utf8)).bytes
+      )
+    case .grpcWeb?:
+      return (
+        200, kind!.responseContentType,
+        ConnectMetadata.grpcWebTrailers(code: code.rawValue, message: message, trailers: Metadata())
+      )
+    case .unary?, nil:
+      return (ConnectCode.httpStatus(code), "application/json", Array(json(codec: codec).text.utf8))
+    }
+  }
 }

@@ -1,3 +1,4 @@
+internal import GRPCCore
 internal import NIOCore
 internal import NIOHTTP1
 
@@ -34,7 +35,7 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     case (.body(var buffer), .receiving(let head, var body)):
       guard body.count + buffer.readableBytes <= responder.maxBodyBytes else {
         state = .refused
-        return tooLarge(context: context, version: head.version)
+        return tooLarge(context: context, head: head)
       }
       state = .idle  // let the array be uniquely referenced while it grows
       body += buffer.readBytes(length: buffer.readableBytes) ?? []
@@ -76,17 +77,24 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       })
   }
 
-  /// A body over the limit: answered at once (as Connect's `resource_exhausted`) and the
-  /// connection closed after it, since the rest of the body would still be coming.
-  private func tooLarge(context: ChannelHandlerContext, version: HTTPVersion) {
-    let body =
-      #"{"code":"resource_exhausted","message":"the request body is larger than this gateway takes (--max-message-bytes)"}"#
-    var headers = HTTPHeaders([("content-type", "application/json"), ("content-length", "\(body.utf8.count)")])
-    if version.major == 1 { headers.add(name: "connection", value: "close") }
+  /// A body over the limit: answered at once with RESOURCE_EXHAUSTED in the request's protocol,
+  /// and the connection (HTTP/1.1) or stream closed after it, since the rest of the body would
+  /// still be coming.
+  private func tooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {
+    let failure = ConnectFailure(
+      code: .resourceExhausted,
+      message: "the request body is larger than this gateway takes (--max-message-bytes \(responder.maxBodyBytes - 5))")
+    let kind = head.headers.first(name: "content-type").flatMap(ConnectRequestKind.init(contentType:))
+    let (status, contentType, body) = failure.answer(kind: kind, codec: nil)
+    var headers = HTTPHeaders([("content-type", contentType), ("content-length", "\(body.count)")])
+    headers.add(contentsOf: responder.cors.responseHeaders(origin: head.headers.first(name: "origin")))
+    if head.version.major == 1 { headers.add(name: "connection", value: "close") }
     context.write(
-      wrapOutboundOut(.head(HTTPResponseHead(version: version, status: .payloadTooLarge, headers: headers))),
+      wrapOutboundOut(
+        .head(HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: status), headers: headers))
+      ),
       promise: nil)
-    context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: body)))), promise: nil)
+    context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
     let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
     context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in loopContext.value.close(promise: nil) }
   }

@@ -10,7 +10,7 @@ internal import Synchronization
 final class ConnectResponder: Sendable {
   private let upstream: ConnectUpstream
   private let schema: @Sendable () -> ProtoSchema
-  private let cors: CORSPolicy
+  let cors: CORSPolicy
   /// The largest request body taken (the gateway's `--max-message-bytes`, plus framing).
   let maxBodyBytes: Int
 
@@ -95,6 +95,12 @@ final class ConnectResponder: Sendable {
       throw ConnectFailure(
         code: .unimplemented,
         message: "\(request.path) streams its answer: send application/connect+json or application/connect+proto")
+    }
+    for name in ["content-encoding", "connect-content-encoding", "grpc-encoding"] {
+      if let encoding = request.header(name), encoding.lowercased() != "identity" {
+        throw ConnectFailure(
+          code: .unimplemented, message: "\(name) \(encoding) is not supported: send messages uncompressed (identity)")
+      }
     }
     if let version = request.header("connect-protocol-version"), version != "1" {
       throw ConnectFailure(code: .invalidArgument, message: "connect-protocol-version \(version) is not 1")

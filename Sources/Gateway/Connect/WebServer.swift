@@ -84,12 +84,12 @@ package final class WebServer: Service, Sendable {
       throw error
     }
     logger.debug("web side listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
-    try await withGracefulShutdownHandler {
+    try await withTaskCancellationOrGracefulShutdownHandler {
       try await withThrowingDiscardingTaskGroup { group in
         group.addTask { try await client.runConnections() }
         group.addTask { try? await channel.closeFuture.get() }
       }
-    } onGracefulShutdown: {
+    } onCancelOrGracefulShutdown: {
       channel.close(promise: nil)
       client.beginGracefulShutdown()
     }

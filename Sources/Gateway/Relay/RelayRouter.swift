@@ -31,6 +31,11 @@ package struct RelayRouter: Sendable {
     self.maxRequestMessageBytes = maxRequestMessageBytes
   }
 
+  /// Sends what is not gRPC to `web` once it is up.
+  package mutating func attachWebSide(_ web: WebServer) async throws {
+    self.web = try await web.endpoint
+  }
+
   /// Whether a stream is for the web side rather than gRPC: any method but POST (a page, a CORS
   /// preflight), or a POST whose content type is not gRPC's (Connect, gRPC-Web). A POST without
   /// a content type stays gRPC, which answers it with a gRPC status.

@@ -85,7 +85,8 @@ enum ProtoTime {
     let negative = body.hasPrefix("-")
     if negative { body = body.dropFirst() }
     let parts = body.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count <= 2, !parts[0].isEmpty, parts[0].allSatisfy(\.isASCII), let whole = Int64(parts[0]),
+    guard parts.count <= 2, !parts[0].isEmpty, parts[0].allSatisfy(\.isWholeNumber), parts[0].allSatisfy(\.isASCII),
+      let whole = Int64(parts[0]),
       whole <= 315_576_000_000
     else { throw fail() }
     var nanos: Int64 = 0

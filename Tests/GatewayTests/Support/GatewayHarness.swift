@@ -35,6 +35,8 @@ struct GatewayHarness {
     layouts: LayoutBuilder = LayoutBuilder(),
     defaultTimeout: Duration = .seconds(10),
     limits: RelayLimits = .defaults,
+    cors: CORSPolicy = CORSPolicy(),
+    maxMessageBytes: Int = 4 << 20,
     _ body: (GatewayHarness) async throws -> T
   ) async throws -> T {
     var logger = Logger(label: "test.gateway")
@@ -86,12 +88,21 @@ struct GatewayHarness {
       try await Task.sleep(for: .milliseconds(50))
     }
     defer { directoryTask.cancel() }
+    // The web side (Connect, gRPC-Web) as the executable has it.
+    let gatewayEndpoint = DomainEndpoint(host: "127.0.0.1", port: gateway.port)
+    let web = WebServer(
+      directory: directory, reflection: reflection, cors: cors, maxMessageBytes: maxMessageBytes, logger: logger
+    ) { gatewayEndpoint }
+    let webTask = Task { try await web.run() }
+    defer { webTask.cancel() }
     let relay = RelayServer(
       host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), limits: limits, logger: logger
     ) {
-      RelayRouter(
-        directory: directory, deadline: router.deadline,
-        gatewayServer: DomainEndpoint(host: "127.0.0.1", port: gateway.port), maxRequestMessageBytes: 4 << 20)
+      var relayRouter = RelayRouter(
+        directory: directory, deadline: router.deadline, gatewayServer: gatewayEndpoint,
+        maxRequestMessageBytes: maxMessageBytes)
+      try await relayRouter.attachWebSide(web)
+      return relayRouter
     }
     let relayTask = Task { try await relay.run() }
     defer { relayTask.cancel() }

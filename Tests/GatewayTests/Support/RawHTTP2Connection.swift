@@ -12,7 +12,7 @@ import NIOHPACK
 /// A client that writes HTTP/2 frames byte by byte on a blocking loopback socket: for what
 /// generated clients never send (CONTINUATION, padding, unknown frame types, protocol errors, a
 /// zero window) and to read exactly what the relay answers.
-final class RawHTTP2Connection {
+final class RawHTTP2Connection: RawLoopbackConnection {
   struct Frame: CustomStringConvertible {
     var type: UInt8
     var flags: UInt8
@@ -22,33 +22,10 @@ final class RawHTTP2Connection {
     var description: String { "frame(type \(type), flags \(flags), stream \(stream), \(payload.count) bytes)" }
   }
 
-  enum Failure: Error { case connect, closed, timedOut }
-
   static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-  private let socket: Int32
-  private var received: [UInt8] = []
   private var encoder = HPACKEncoder(allocator: ByteBufferAllocator())
   private var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
-
-  /// - Parameter receiveBuffer: the socket's SO_RCVBUF, for a peer that takes little.
-  init(port: Int, receiveBuffer: Int32? = nil) throws {
-    guard let socket = LoopbackSocket.connect(port: port, receiveBuffer: receiveBuffer) else { throw Failure.connect }
-    self.socket = socket
-    var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
-    setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-  }
-
-  deinit { close(socket) }
-
-  func write(_ bytes: [UInt8]) {
-    var offset = 0
-    while offset < bytes.count {
-      let sent = bytes[offset...].withUnsafeBytes { send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      guard sent > 0 else { return }
-      offset += sent
-    }
-  }
 
   /// Writes as much of `bytes` as the peer takes within `seconds`; returns how many it took (fewer
   /// than all when the peer stopped reading).
@@ -75,18 +52,6 @@ final class RawHTTP2Connection {
       }
     }
     return offset
-  }
-
-  /// Reads and drops whatever comes until the peer closes the connection; false if it is still
-  /// open after `seconds`.
-  func discardUntilClosed(within seconds: Double) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while Date() < deadline {
-      let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-      if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { return true }
-    }
-    return false
   }
 
   /// The bytes of one frame.
@@ -132,17 +97,11 @@ final class RawHTTP2Connection {
           return frame
         }
       }
-      var chunk = [UInt8](repeating: 0, count: 65_536)
-      let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-      if count == 0 { return nil }
-      if count < 0 {
-        guard errno == EAGAIN || errno == EWOULDBLOCK, Date() < deadline else {
-          if errno == ECONNRESET { return nil }
-          throw Failure.timedOut
-        }
-        continue
+      switch readSome() {
+      case .bytes: continue
+      case .closed: return nil
+      case .nothingYet: guard Date() < deadline else { throw Failure.timedOut }
       }
-      received += chunk[0..<count]
     }
   }
 

@@ -1,0 +1,307 @@
+import Foundation
+import Gateway
+import IntentMeshProtos
+import IntentsKitTesting
+import Messaging
+import MessagingProtos
+import NIOCore
+import NIOHPACK
+import ServiceKit
+import SwiftProtobuf
+import Testing
+
+/// The Connect protocol and gRPC-Web on the gateway's public port, over real sockets: HTTP/1.1 as
+/// curl and browsers send it, HTTP/2 through the relay, the errors, the stream envelopes, CORS,
+/// and the limits an HTTP/1.1 peer meets.
+@Suite("Gateway: Connect and gRPC-Web on the public port", .serialized)
+struct ConnectEndToEndTests {
+  typealias Harness = GatewayHarness
+
+  static let bearer = ("authorization", "Bearer \(TestIdentity.token(for: "diana"))")
+  static let sendToDiana = """
+    {"context":{"timeZone":"Europe/Zurich"},"intent":{"intentClass":"INSendMessageIntent","appName":"UnicornChat",\
+    "payload":{"@type":"type.googleapis.com/intentmesh.messaging.v1.SendMessageIntent",\
+    "recipients":[{"displayName":"Diana"}],"content":"hello"}}}
+    """
+
+  static func json(_ response: RawHTTP1Connection.Response) throws -> JSONValue {
+    try JSONReader.read(response.body)
+  }
+
+  @Test("curl's JSON POST over HTTP/1.1: ListRoutes without a token, Interact with one, on one kept-alive connection")
+  func unaryJSONOverHTTP1() async throws {
+    try await Self.overHTTP1 { connection, _ in
+      let routes = try connection.json("/intentmesh.gateway.v1.Gateway/ListRoutes", "{}")
+      #expect(routes.status == 200)
+      #expect(routes.header("content-type") == "application/json")
+      #expect(routes.header("x-request-id")?.isEmpty == false)
+      let domains = try Self.json(routes)["domains"]
+      guard case .array(let list)? = domains else {
+        Issue.record("no domains in \(routes.text)")
+        return
+      }
+      #expect(list.compactMap { $0["appName"]?.stringValue } == ["UnicornChat"])
+
+      let turn = try connection.json(
+        "/intentmesh.gateway.v1.Gateway/Interact", Self.sendToDiana, headers: [Self.bearer])
+      #expect(turn.status == 200, "\(turn.text)")
+      let answer = try Self.json(turn)
+      #expect(answer["stage"] == .string("STAGE_NEEDS_PARAMETER"))
+      #expect(answer["prompt"] == .string("Which Diana?"))
+      #expect(answer["intent"]?["identifier"]?.stringValue?.isEmpty == false)
+      // The disambiguation options are Anys of a domain type the gateway was not built with.
+      guard case .array(let options)? = answer["result"]?["disambiguation"]?["options"] else {
+        Issue.record("no options in \(turn.text)")
+        return
+      }
+      #expect(options.compactMap { $0["displayText"]?.stringValue } == ["Diana Prince", "Diana Ross"])
+      #expect(
+        options.first?["value"]?["@type"] == .string("type.googleapis.com/intentmesh.v1.Person"),
+        "\(options.first?.text ?? "")")
+    }
+  }
+
+  @Test("application/proto answers the same message as the gRPC call")
+  func unaryProtoMatchesGRPC() async throws {
+    try await Harness.run { harness in
+      let request = Intentmesh_Gateway_V1_InteractRequest.with {
+        $0.context = Harness.context
+        $0.intent = try! Harness.intent(
+          "INSendMessageIntent", app: "UnicornChat", identifier: "connect-proto-1",
+          payload: SendMessageIntent.with {
+            $0.recipients = [.with { $0.displayName = "Diana" }]
+            $0.content = "hello"
+          })
+      }
+      let port = harness.port
+      let body: [UInt8] = try request.serializedBytes()
+      let viaConnect = try await offThePool {
+        try RawHTTP1Connection(port: port).call(
+          "POST", "/intentmesh.gateway.v1.Gateway/Interact",
+          headers: [("content-type", "application/proto"), Self.bearer], body: body)
+      }
+      #expect(viaConnect.status == 200)
+      #expect(viaConnect.header("content-type") == "application/proto")
+      let decoded = try Intentmesh_Gateway_V1_InteractResponse(serializedBytes: viaConnect.body)
+      let viaGRPC = try await harness.gatewayClient.interact(request)
+      #expect(decoded == viaGRPC)
+    }
+  }
+
+  @Test("errors: the Connect code, its HTTP status and the ErrorInfo detail; unknown method, bad JSON, bad headers")
+  func errors() async throws {
+    try await Self.overHTTP1 { connection, _ in
+      let noToken = try connection.json("/intentmesh.gateway.v1.Gateway/Interact", Self.sendToDiana)
+      #expect(noToken.status == 401)
+      let error = try Self.json(noToken)
+      #expect(error["code"] == .string("unauthenticated"))
+      #expect(error["message"]?.stringValue?.contains("Bearer") == true)
+      guard case .array(let details)? = error["details"] else {
+        Issue.record("no details in \(noToken.text)")
+        return
+      }
+      #expect(details.first?["type"] == .string("google.rpc.ErrorInfo"))
+      #expect(details.first?["debug"]?["reason"] == .string("CREDENTIALS_MISSING"))
+      #expect(details.first?["value"]?.stringValue?.contains("=") == false)
+
+      let unknown = try connection.json("/intentmesh.gateway.v1.Gateway/Nope", "{}")
+      #expect(unknown.status == 501)
+      #expect(try Self.json(unknown)["code"] == .string("unimplemented"))
+
+      let badField = try connection.json("/intentmesh.gateway.v1.Gateway/ListRoutes", #"{"nope": 1}"#)
+      #expect(badField.status == 400)
+      #expect(try Self.json(badField)["code"] == .string("invalid_argument"))
+      #expect(badField.text.contains("has no field nope"))
+
+      let notJSON = try connection.json("/intentmesh.gateway.v1.Gateway/ListRoutes", "{")
+      #expect(notJSON.status == 400)
+
+      let version = try connection.json(
+        "/intentmesh.gateway.v1.Gateway/ListRoutes", "{}", headers: [("connect-protocol-version", "2")])
+      #expect(version.status == 400)
+
+      let timeout = try connection.json(
+        "/intentmesh.gateway.v1.Gateway/ListRoutes", "{}", headers: [("connect-timeout-ms", "soon")])
+      #expect(timeout.status == 400)
+
+      let media = try connection.call(
+        "POST", "/intentmesh.gateway.v1.Gateway/ListRoutes", headers: [("content-type", "text/xml")],
+        body: Array("<x/>".utf8))
+      #expect(media.status == 415)
+      #expect(media.header("accept-post")?.contains("application/json") == true)
+
+      let page = try connection.call("GET", "/nothing-here")
+      #expect(page.status == 404)
+      // The connection survived every error.
+      #expect(try connection.json("/intentmesh.gateway.v1.Gateway/ListRoutes", "{}").status == 200)
+    }
+  }
+
+  @Test("HTTP/2 with prior knowledge: a Connect JSON call through the relay, with a request id")
+  func unaryJSONOverHTTP2() async throws {
+    try await Harness.run { harness in
+      let port = harness.port
+      try await offThePool {
+        let connection = try RawHTTP2Connection(port: port)
+        connection.start()
+        let body = Array("{}".utf8)
+        let headers = try connection.headerBlock([
+          (":method", "POST"), (":scheme", "http"), (":authority", "127.0.0.1"),
+          (":path", "/intentmesh.gateway.v1.Gateway/ListRoutes"), ("content-type", "application/json"),
+        ])
+        connection.write(
+          RawHTTP2Connection.frame(type: 1, flags: 4, stream: 1, payload: headers)
+            + RawHTTP2Connection.frame(type: 0, flags: 1, stream: 1, payload: body))
+        let frames = try connection.readFrames { $0.stream == 1 && $0.flags & 1 != 0 && ($0.type == 0 || $0.type == 1) }
+        guard let head = frames.first(where: { $0.stream == 1 && $0.type == 1 }) else {
+          Issue.record("no HEADERS on stream 1: \(frames)")
+          return
+        }
+        let decoded = try connection.decode(head.payload)
+        #expect(decoded.first(name: ":status") == "200")
+        #expect(decoded.first(name: "content-type") == "application/json")
+        let data = frames.filter { $0.stream == 1 && $0.type == 0 }.flatMap(\.payload)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"appName\":\"UnicornChat\""))
+      }
+    }
+  }
+
+  @Test("Connect's stream envelopes: one message, then the end-of-stream object; an error ends the stream in it")
+  func streamEnvelopes() async throws {
+    try await Self.overHTTP1 { connection, _ in
+      let enveloped = [0, 0, 0, 0, 2] + Array("{}".utf8)
+      let answer = try connection.call(
+        "POST", "/intentmesh.gateway.v1.Gateway/ListRoutes",
+        headers: [("content-type", "application/connect+json")], body: enveloped)
+      #expect(answer.status == 200)
+      #expect(answer.header("content-type") == "application/connect+json")
+      let envelopes = try #require(Self.envelopes(answer.body))
+      #expect(envelopes.map(\.flags) == [0, 2])
+      #expect(String(decoding: envelopes[0].payload, as: UTF8.self).contains("UnicornChat"))
+      #expect(try JSONReader.read(envelopes[1].payload)["error"] == nil)
+
+      let request = Array(Self.sendToDiana.utf8)
+      let refused = try connection.call(
+        "POST", "/intentmesh.v1.IntentsExtension/StartSendingUpdates",
+        headers: [("content-type", "application/connect+json")],
+        body: [0] + Self.bigEndian(UInt32(request.count)) + request)
+      #expect(refused.status == 200)
+      let end = try #require(Self.envelopes(refused.body)?.last)
+      #expect(end.flags == 2)
+      #expect(try JSONReader.read(end.payload)["error"]?["code"] == .string("unauthenticated"))
+
+      let unary = try connection.json("/intentmesh.v1.IntentsExtension/StartSendingUpdates", "{}")
+      #expect(unary.status == 501, "a streaming method asks for the streaming content type")
+    }
+  }
+
+  @Test("gRPC-Web: data frames, then the trailers frame with grpc-status; an error's message percent-encoded")
+  func grpcWeb() async throws {
+    try await Self.overHTTP1 { connection, _ in
+      let answer = try connection.call(
+        "POST", "/intentmesh.gateway.v1.Gateway/ListRoutes",
+        headers: [("content-type", "application/grpc-web+proto")],
+        body: [0, 0, 0, 0, 0])
+      #expect(answer.status == 200)
+      let frames = try #require(Self.envelopes(answer.body))
+      #expect(frames.map(\.flags) == [0, 0x80])
+      let routes = try Intentmesh_Gateway_V1_ListRoutesResponse(serializedBytes: frames[0].payload)
+      #expect(routes.domains.map(\.appName) == ["UnicornChat"])
+      #expect(String(decoding: frames[1].payload, as: UTF8.self).hasPrefix("grpc-status:0\r\n"))
+
+      let refused = try connection.call(
+        "POST", "/intentmesh.gateway.v1.Gateway/Interact", headers: [("content-type", "application/grpc-web+proto")],
+        body: [0, 0, 0, 0, 0])
+      let trailers = String(decoding: try #require(Self.envelopes(refused.body)?.last).payload, as: UTF8.self)
+      #expect(trailers.hasPrefix("grpc-status:16\r\n"))
+      #expect(trailers.contains("grpc-message:missing credentials: send authorization: Bearer <JWT>"))
+    }
+  }
+
+  @Test("CORS: a configured origin's preflight and call get the headers; another origin's preflight is refused")
+  func cors() async throws {
+    try await Self.overHTTP1(cors: CORSPolicy(origins: ["https://app.example.com"])) { connection, _ in
+      let preflight = try connection.call(
+        "OPTIONS", "/intentmesh.gateway.v1.Gateway/Interact",
+        headers: [
+          ("origin", "https://app.example.com"), ("access-control-request-method", "POST"),
+          ("access-control-request-headers", "content-type, authorization, x-trace"),
+        ])
+      #expect(preflight.status == 204)
+      #expect(preflight.header("access-control-allow-origin") == "https://app.example.com")
+      #expect(preflight.header("access-control-allow-headers")?.contains("authorization") == true)
+      #expect(preflight.header("access-control-allow-headers")?.contains("x-trace") == true)
+
+      let call = try connection.json(
+        "/intentmesh.gateway.v1.Gateway/ListRoutes", "{}", headers: [("origin", "https://app.example.com")])
+      #expect(call.header("access-control-allow-origin") == "https://app.example.com")
+      #expect(call.header("access-control-expose-headers")?.contains("grpc-status") == true)
+
+      let stranger = try connection.call(
+        "OPTIONS", "/intentmesh.gateway.v1.Gateway/Interact",
+        headers: [("origin", "https://evil.example"), ("access-control-request-method", "POST")])
+      #expect(stranger.status == 403)
+      let strangerCall = try connection.json(
+        "/intentmesh.gateway.v1.Gateway/ListRoutes", "{}", headers: [("origin", "https://evil.example")])
+      #expect(strangerCall.header("access-control-allow-origin") == nil)
+    }
+  }
+
+  @Test(
+    "HTTP/1.1 limits: a body over the limit is RESOURCE_EXHAUSTED (429) and the connection closes; slow and silent peers are closed"
+  )
+  func http1Limits() async throws {
+    var limits = RelayLimits.defaults
+    limits.handshakeTimeout = .seconds(1)
+    try await Self.overHTTP1(limits: limits, maxMessageBytes: 1024) { _, port in
+      let large = try RawHTTP1Connection(port: port)
+      let answer = try large.call(
+        "POST", "/intentmesh.gateway.v1.Gateway/ListRoutes", headers: [("content-type", "application/json")],
+        body: Array(repeating: UInt8(ascii: " "), count: 4096))
+      #expect(answer.status == 429)
+      #expect(try Self.json(answer)["code"] == .string("resource_exhausted"))
+      #expect(large.discardUntilClosed(within: 5))
+
+      let slow = try RawHTTP1Connection(port: port)
+      slow.write(Array("POST /intentmesh.gateway.v1.Gateway/ListRoutes HTTP/1.1\r\nhost: x\r\n".utf8))
+      #expect(slow.discardUntilClosed(within: 5), "a head that never ends")
+
+      let silent = try RawHTTP1Connection(port: port)
+      #expect(silent.discardUntilClosed(within: 5), "a peer that says nothing")
+
+      let undecided = try RawHTTP1Connection(port: port)
+      undecided.write(Array("PRI * HTTP".utf8))
+      #expect(undecided.discardUntilClosed(within: 5), "a preface that never completes")
+    }
+  }
+
+  /// Runs `body` on a thread of its own (see `offThePool`) with an HTTP/1.1 connection to the public
+  /// port of a fresh harness, and that port.
+  static func overHTTP1(
+    cors: CORSPolicy = CORSPolicy(), limits: RelayLimits = .defaults, maxMessageBytes: Int = 4 << 20,
+    _ body: @escaping @Sendable (RawHTTP1Connection, Int) throws -> Void
+  ) async throws {
+    try await Harness.run(limits: limits, cors: cors, maxMessageBytes: maxMessageBytes) { harness in
+      let port = harness.port
+      try await offThePool { try body(try RawHTTP1Connection(port: port), port) }
+    }
+  }
+
+  static func bigEndian(_ value: UInt32) -> [UInt8] {
+    [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+  }
+
+  /// The envelopes of a stream body (flags, payload), or nil when it is cut short.
+  static func envelopes(_ body: [UInt8]) -> [(flags: UInt8, payload: [UInt8])]? {
+    var result: [(flags: UInt8, payload: [UInt8])] = []
+    var position = 0
+    while position < body.count {
+      guard body.count - position >= 5 else { return nil }
+      let length = body[position + 1..<position + 5].reduce(0) { $0 << 8 | Int($1) }
+      guard body.count - position - 5 >= length else { return nil }
+      result.append((body[position], Array(body[position + 5..<position + 5 + length])))
+      position += 5 + length
+    }
+    return result
+  }
+}

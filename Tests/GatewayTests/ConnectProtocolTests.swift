@@ -1,0 +1,155 @@
+import GRPCCore
+import NIOCore
+import NIOEmbedded
+import ServiceKit
+import Testing
+
+@testable import Gateway
+
+/// The Connect and gRPC-Web pieces as values, without a socket: content types, envelopes, codes,
+/// CORS, metadata, and what the public port and the relay decide from a request's first bytes.
+@Suite("Gateway web side: the protocol as values")
+struct ConnectProtocolTests {
+  @Test("content types: Connect unary and streaming, gRPC-Web, each JSON or binary; anything else is none")
+  func kinds() {
+    #expect(ConnectRequestKind(contentType: "application/json") == .unary(.json))
+    #expect(ConnectRequestKind(contentType: "application/json; charset=utf-8") == .unary(.json))
+    #expect(ConnectRequestKind(contentType: "Application/Proto") == .unary(.proto))
+    #expect(ConnectRequestKind(contentType: "application/connect+json") == .stream(.json))
+    #expect(ConnectRequestKind(contentType: "application/connect+proto") == .stream(.proto))
+    #expect(ConnectRequestKind(contentType: "application/grpc-web") == .grpcWeb(.proto))
+    #expect(ConnectRequestKind(contentType: "application/grpc-web+json") == .grpcWeb(.json))
+    #expect(ConnectRequestKind(contentType: "application/grpc") == nil)
+    #expect(ConnectRequestKind(contentType: "text/plain") == nil)
+    #expect(ConnectRequestKind.stream(.proto).responseContentType == "application/connect+proto")
+  }
+
+  @Test("envelopes: flags, big-endian length, payload; a body cut short is refused")
+  func envelopes() {
+    let one = ConnectEnvelope(flags: 2, payload: Array("{}".utf8))
+    #expect(one.bytes == [2, 0, 0, 0, 2, 0x7B, 0x7D])
+    let two = one.bytes + ConnectEnvelope(flags: 0, payload: []).bytes
+    #expect(ConnectEnvelope.split(two) == [one, ConnectEnvelope(flags: 0, payload: [])])
+    #expect(ConnectEnvelope.split([]) == [])
+    #expect(ConnectEnvelope.split([0, 0, 0]) == nil)
+    #expect(ConnectEnvelope.split([0, 0, 0, 0, 3, 1, 2]) == nil)
+    #expect(ConnectEnvelope.split([0, 0xFF, 0xFF, 0xFF, 0xFF]) == nil)
+  }
+
+  @Test("every gRPC code has its Connect name and HTTP status")
+  func codes() {
+    let expected: [(RPCError.Code, String, Int)] = [
+      (.cancelled, "canceled", 499), (.unknown, "unknown", 500), (.invalidArgument, "invalid_argument", 400),
+      (.deadlineExceeded, "deadline_exceeded", 504), (.notFound, "not_found", 404),
+      (.alreadyExists, "already_exists", 409), (.permissionDenied, "permission_denied", 403),
+      (.resourceExhausted, "resource_exhausted", 429), (.failedPrecondition, "failed_precondition", 400),
+      (.aborted, "aborted", 409), (.outOfRange, "out_of_range", 400), (.unimplemented, "unimplemented", 501),
+      (.internalError, "internal", 500), (.unavailable, "unavailable", 503), (.dataLoss, "data_loss", 500),
+      (.unauthenticated, "unauthenticated", 401),
+    ]
+    for (code, name, status) in expected {
+      #expect(ConnectCode.name(code) == name)
+      #expect(ConnectCode.httpStatus(code) == status)
+    }
+  }
+
+  @Test("CORS: only configured origins, * for any; preflights refuse other origins, methods and hop-by-hop headers")
+  func cors() throws {
+    let policy = CORSPolicy(origins: ["https://app.example.com/"])
+    #expect(policy.responseHeaders(origin: nil).isEmpty)
+    #expect(policy.responseHeaders(origin: "https://other.example").isEmpty)
+    let headers = policy.responseHeaders(origin: "https://app.example.com")
+    #expect(headers.first { $0.0 == "access-control-allow-origin" }?.1 == "https://app.example.com")
+    let preflight = try #require(
+      policy.preflight(origin: "https://app.example.com", method: "POST", headers: "Content-Type, X-Custom"))
+    #expect(preflight.first { $0.0 == "access-control-allow-headers" }?.1.contains("x-custom") == true)
+    #expect(policy.preflight(origin: "https://app.example.com", method: "DELETE", headers: nil) == nil)
+    #expect(policy.preflight(origin: "https://app.example.com", method: "POST", headers: "connection") == nil)
+    #expect(policy.preflight(origin: "https://other.example", method: "POST", headers: nil) == nil)
+    let any = CORSPolicy(origins: ["*"])
+    #expect(any.responseHeaders(origin: "https://x.example").first?.1 == "*")
+  }
+
+  @Test("request headers become metadata: transport and browser headers dropped, -bin values decoded")
+  func metadata() throws {
+    let metadata = try ConnectResponder.metadata([
+      ("authorization", "Bearer x"), ("content-type", "application/json"), ("user-agent", "curl"),
+      ("sec-fetch-mode", "cors"), ("x-trace", "abc"), ("trace-bin", "AAEC"), ("connect-timeout-ms", "5"),
+    ])
+    #expect(Array(metadata[stringValues: "authorization"]) == ["Bearer x"])
+    #expect(Array(metadata[stringValues: "x-trace"]) == ["abc"])
+    #expect(Array(metadata[binaryValues: "trace-bin"]) == [[0, 1, 2]])
+    #expect(metadata[stringValues: "content-type"].first(where: { _ in true }) == nil)
+    #expect(metadata[stringValues: "sec-fetch-mode"].first(where: { _ in true }) == nil)
+    #expect(throws: ConnectFailure.self) { try ConnectResponder.metadata([("trace-bin", "***")]) }
+  }
+
+  @Test("timeouts: Connect-Timeout-Ms for Connect, grpc-timeout for gRPC-Web; bad values are INVALID_ARGUMENT")
+  func timeouts() throws {
+    func request(_ headers: [(String, String)]) -> WebRequest {
+      WebRequest(method: "POST", uri: "/a/b", headers: headers)
+    }
+    #expect(
+      try ConnectResponder.timeout(request([("connect-timeout-ms", "250")]), kind: .unary(.json)) == .milliseconds(250))
+    #expect(try ConnectResponder.timeout(request([]), kind: .unary(.json)) == nil)
+    #expect(try ConnectResponder.timeout(request([("grpc-timeout", "2S")]), kind: .grpcWeb(.proto)) == .seconds(2))
+    for bad in ["-1", "12345678901", "1.5", ""] {
+      #expect(throws: ConnectFailure.self) {
+        try ConnectResponder.timeout(request([("connect-timeout-ms", bad)]), kind: .unary(.json))
+      }
+    }
+  }
+
+  @Test("gRPC-Web trailers: status, message percent-encoded as gRPC does, trailers as header lines")
+  func grpcWebTrailers() {
+    var trailers = Metadata()
+    trailers.addString("v", forKey: "x-extra")
+    let frame = ConnectMetadata.grpcWebTrailers(code: 3, message: "100% wrong: é", trailers: trailers)
+    #expect(frame.first == 0x80)
+    #expect(
+      String(decoding: frame.dropFirst(5), as: UTF8.self)
+        == "grpc-status:3\r\ngrpc-message:100%25 wrong: %C3%A9\r\nx-extra:v\r\n")
+  }
+
+  @Test("the public port tells HTTP/2's preface from HTTP/1.1 by the first bytes, waiting while they could be either")
+  func sniffing() {
+    let preface = PublicPortSniffer.preface
+    #expect(PublicPortSniffer.verdict(preface) == .http2)
+    #expect(PublicPortSniffer.verdict(preface + [0, 0, 0]) == .http2)
+    #expect(PublicPortSniffer.verdict(preface.prefix(10)) == .undecided)
+    #expect(PublicPortSniffer.verdict([]) == .undecided)
+    #expect(PublicPortSniffer.verdict(Array("POST / HTTP/1.1\r\n".utf8)) == .http1)
+    #expect(PublicPortSniffer.verdict(Array("PRI * HTTP/1.1".utf8)) == .http1)
+  }
+
+  @Test("the relay hands non-gRPC streams to the web side: pages, preflights, Connect and gRPC-Web, not gRPC")
+  func relayRouting() {
+    #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/grpc") == false)
+    #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/grpc+proto") == false)
+    #expect(RelayRouter.isForWebSide(method: "POST", contentType: nil) == false)
+    #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/json") == true)
+    #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/grpc-web+proto") == true)
+    #expect(RelayRouter.isForWebSide(method: "GET", contentType: nil) == true)
+    #expect(RelayRouter.isForWebSide(method: "OPTIONS", contentType: nil) == true)
+  }
+
+  @Test("HTTP/1.1 deadlines: idle → receiving on the first byte → answering → idle; each phase's timer closes")
+  func deadlines() throws {
+    let channel = EmbeddedChannel()
+    let deadlines = HTTP1Deadlines(requestTimeout: .seconds(2), idleTimeout: .seconds(10))
+    try channel.pipeline.syncOperations.addHandler(deadlines)
+    try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+    #expect(deadlines.phase == .idle)
+    try channel.writeInbound(ByteBuffer(string: "POST"))
+    #expect(deadlines.phase == .receiving)
+    deadlines.requestReceived()
+    #expect(deadlines.phase == .answering)
+    channel.embeddedEventLoop.advanceTime(by: .seconds(60))
+    #expect(channel.isActive, "no timer while answering")
+    deadlines.responseSent()
+    #expect(deadlines.phase == .idle)
+    try channel.writeInbound(ByteBuffer(string: "GE"))
+    channel.embeddedEventLoop.advanceTime(by: .seconds(3))
+    #expect(!channel.isActive, "a request not whole within 2 s closes the connection")
+  }
+}
