@@ -37,6 +37,10 @@ package struct GatewayConfiguration: Sendable {
   package var upstreamTLS: ClientTLS?
   /// Web origins whose pages may call the Connect and gRPC-Web API.
   package var cors: CORSPolicy
+  /// A folder whose files the web app is served from instead of the embedded ones.
+  package var webRoot: String?
+  /// The local identity folder whose key signs development tokens (`POST /dev/token`); loopback only.
+  package var devTokensFrom: String?
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
@@ -45,9 +49,11 @@ package struct GatewayConfiguration: Sendable {
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
     authentication: AuthenticationConfiguration, tls: ServerTLS? = nil, upstreamTLS: ClientTLS? = nil,
-    cors: CORSPolicy = CORSPolicy()
+    cors: CORSPolicy = CORSPolicy(), webRoot: String? = nil, devTokensFrom: String? = nil
   ) {
     self.cors = cors
+    self.webRoot = webRoot
+    self.devTokensFrom = devTokensFrom
     self.tls = tls
     self.upstreamTLS = upstreamTLS
     self.authentication = authentication

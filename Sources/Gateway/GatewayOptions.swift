@@ -62,6 +62,15 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var corsOrigins: [String] = []
 
+  @Option(help: "Serve the web app from this folder instead of the copy built in (env INTENTMESH_WEB_ROOT).")
+  package var webRoot: String?
+
+  @Option(
+    help:
+      "Development only: sign tokens for any user at POST /dev/token (the web app's \"Sign in as\") with the local identity in this folder, as `intentmesh up` does; allowed only on a loopback address (env INTENTMESH_DEV_TOKENS_FROM)."
+  )
+  package var devTokensFrom: String?
+
   @Option(
     help:
       "Event-loop threads serving connections (env INTENTMESH_EVENT_LOOPS; default one per CPU core the process may use)."
@@ -130,9 +139,15 @@ package struct GatewayOptions: ParsableArguments {
     for origin in origins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
       throw ValidationError("CORS origin \(origin) is not * or an http(s):// origin")
     }
+    let listenHost = value(host, "INTENTMESH_HOST") ?? "127.0.0.1"
+    let devTokens = value(devTokensFrom, "INTENTMESH_DEV_TOKENS_FROM")
+    if devTokens != nil, !["127.0.0.1", "::1", "localhost"].contains(listenHost) {
+      throw ValidationError(
+        "--dev-tokens-from lets anyone act as any user: it is allowed only on a loopback address, not \(listenHost)")
+    }
     let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
     return GatewayConfiguration(
-      host: value(host, "INTENTMESH_HOST") ?? "127.0.0.1",
+      host: listenHost,
       port: port,
       metricsPort: metrics < 0 ? nil : metrics,
       forwarding: forwardingMode,
@@ -146,7 +161,9 @@ package struct GatewayOptions: ParsableArguments {
       authentication: try authentication.configuration(environment: environment),
       tls: try tls.serverTLS(environment: environment),
       upstreamTLS: try upstreamTLS.clientTLS(environment: environment),
-      cors: CORSPolicy(origins: origins)
+      cors: CORSPolicy(origins: origins),
+      webRoot: value(webRoot, "INTENTMESH_WEB_ROOT"),
+      devTokensFrom: devTokens
     )
   }
 }

@@ -62,7 +62,8 @@ package struct GatewayServer: Sendable {
       relayed
       ? WebServer(
         directory: directory, reflection: reflectionIndex, cors: configuration.cors,
-        maxMessageBytes: configuration.maxRequestMessageBytes, logger: logger
+        maxMessageBytes: configuration.maxRequestMessageBytes, pages: WebPages(root: configuration.webRoot),
+        devTokensFrom: configuration.devTokensFrom, logger: logger
       ) { try await Self.loopbackEndpoint(of: server) } : nil
     let publicTLS = try configuration.tls.map { try $0.makeContext() }
     let upstreamTLS = try configuration.upstreamTLS.map { try $0.makeContext() }

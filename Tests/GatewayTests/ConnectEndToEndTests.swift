@@ -275,6 +275,24 @@ struct ConnectEndToEndTests {
     }
   }
 
+  @Test("the web app at /: its page with a CSP, 304 for a known ETag, HEAD; POST /dev/token only when enabled")
+  func webApp() async throws {
+    try await Self.overHTTP1 { connection, _ in
+      let page = try connection.call("GET", "/")
+      #expect(page.status == 200)
+      #expect(page.header("content-type") == "text/html; charset=utf-8")
+      #expect(page.header("content-security-policy")?.contains("script-src 'self'") == true)
+      #expect(page.text.contains("<html"))
+      let etag = try #require(page.header("etag"))
+      let again = try connection.call("GET", "/", headers: [("if-none-match", etag)])
+      #expect(again.status == 304)
+      #expect(again.body.isEmpty)
+      #expect(try connection.call("GET", "/../Package.swift").status == 404)
+      // Not enabled here: a POST to /dev/token is just an unknown method.
+      #expect(try connection.json("/dev/token", #"{"user":"diana"}"#).status == 501)
+    }
+  }
+
   /// Runs `body` on a thread of its own (see `offThePool`) with an HTTP/1.1 connection to the public
   /// port of a fresh harness, and that port.
   static func overHTTP1(

@@ -1,4 +1,6 @@
+import Foundation
 import GRPCCore
+import IntentsKitTesting
 import NIOCore
 import NIOEmbedded
 import ServiceKit
@@ -151,5 +153,48 @@ struct ConnectProtocolTests {
     try channel.writeInbound(ByteBuffer(string: "GE"))
     channel.embeddedEventLoop.advanceTime(by: .seconds(3))
     #expect(!channel.isActive, "a request not whole within 2 s closes the connection")
+  }
+
+  @Test("web pages: / is index.html; only flat names with a known extension; the embedded copy has an ETag")
+  func pages() throws {
+    #expect(WebPages.fileName(for: "/") == "index.html")
+    #expect(WebPages.fileName(for: "/app.js") == "app.js")
+    for refused in ["/../etc/passwd", "/a/b.js", "/.hidden.js", "/secret", "/x.swift", "", "app.js"] {
+      #expect(WebPages.fileName(for: refused) == nil, "\(refused)")
+    }
+    let index = try #require(WebPages().page(for: "/"))
+    #expect(index.contentType == "text/html; charset=utf-8")
+    #expect(index.etag == "\"\(WebAssets.version)\"")
+    #expect(String(decoding: index.body, as: UTF8.self).contains("<html"))
+    #expect(WebPages().page(for: "/missing.js") == nil)
+  }
+
+  @Test("web pages from a folder (--web-root): its files, nothing outside it")
+  func pagesFromFolder() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("web-root-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try Data("console.log(1)".utf8).write(to: folder.appendingPathComponent("app.js"))
+    let pages = WebPages(root: folder.path)
+    #expect(pages.page(for: "/app.js")?.body == Array("console.log(1)".utf8))
+    #expect(pages.page(for: "/app.js")?.contentType == "text/javascript; charset=utf-8")
+    #expect(pages.page(for: "/index.html") == nil)
+    #expect(pages.page(for: "/../app.js") == nil)
+  }
+
+  @Test("development tokens: for a valid user name only, signed by the local identity")
+  func devTokens() throws {
+    let tokens = DevTokens(issuer: TestIdentity.issuer)
+    let (status, json) = tokens.answer(Array(#"{"user":"diana"}"#.utf8))
+    #expect(status == 200)
+    let token = try #require(json["token"]?.stringValue)
+    #expect(token.split(separator: ".").count == 3)
+    for bad in [
+      #"{"user":""}"#, #"{"user":"../x"}"#, #"{"user":"a b"}"#, #"{}"#, "nope",
+      #"{"user":"\#(String(repeating: "a", count: 65))"}"#,
+    ] {
+      #expect(tokens.answer(Array(bad.utf8)).status == 400, "\(bad)")
+    }
+    #expect(DevTokens.isValidUser("ava.b-c_1"))
   }
 }

@@ -32,6 +32,24 @@ struct GatewayOptionsTests {
     #expect(throws: ValidationError.self) { try Self.configuration(["--forwarding", "carrier-pigeon"]) }
   }
 
+  @Test("web side: CORS origins by flag or comma list; dev tokens only on loopback; a web root by flag or env")
+  func webSide() throws {
+    #expect(try Self.configuration([]).cors.origins.isEmpty)
+    #expect(
+      try Self.configuration(["--cors-origin", "https://a.example", "--cors-origin", "*"]).cors.origins == [
+        "https://a.example", "*",
+      ])
+    #expect(
+      try Self.configuration([], environment: ["INTENTMESH_CORS_ORIGINS": "https://a.example, http://b.example:8080"])
+        .cors.origins == ["https://a.example", "http://b.example:8080"])
+    #expect(throws: ValidationError.self) { try Self.configuration(["--cors-origin", "a.example"]) }
+    #expect(try Self.configuration(["--dev-tokens-from", "/tmp/id"]).devTokensFrom == "/tmp/id")
+    #expect(throws: ValidationError.self) {
+      try Self.configuration(["--dev-tokens-from", "/tmp/id", "--host", "0.0.0.0"])
+    }
+    #expect(try Self.configuration([], environment: ["INTENTMESH_WEB_ROOT": "/srv/web"]).webRoot == "/srv/web")
+  }
+
   @Test("relay limits: defaults, flags, environment; the flag wins; nonsense is refused")
   func relayLimits() throws {
     #expect(try Self.configuration([]).relayLimits == .defaults)

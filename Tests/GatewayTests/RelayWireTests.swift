@@ -101,7 +101,7 @@ struct RelayWireTests {
       }
       // Not HTTP/2 at all: HTTP/1.1, which the web side answers (ConnectEndToEndTests), not the relay.
       let port = harness.port
-      let http1 = try await offThePool { try RawHTTP1Connection(port: port).call("GET", "/") }
+      let http1 = try await offThePool { try RawHTTP1Connection(port: port).call("GET", "/nothing-here") }
       #expect(http1.status == 404)
 
       let answer = try await harness.extensionClient.resolve(

@@ -14,8 +14,15 @@ final class ConnectResponder: Sendable {
   /// The largest request body taken (the gateway's `--max-message-bytes`, plus framing).
   let maxBodyBytes: Int
 
-  init(upstream: ConnectUpstream, schema: @escaping @Sendable () -> ProtoSchema, cors: CORSPolicy, maxMessageBytes: Int)
-  {
+  private let pages: WebPages
+  private let devTokens: DevTokens?
+
+  init(
+    upstream: ConnectUpstream, schema: @escaping @Sendable () -> ProtoSchema, cors: CORSPolicy, maxMessageBytes: Int,
+    pages: WebPages = WebPages(), devTokens: DevTokens? = nil
+  ) {
+    self.pages = pages
+    self.devTokens = devTokens
     self.upstream = upstream
     self.schema = schema
     self.cors = cors
@@ -43,11 +50,35 @@ final class ConnectResponder: Sendable {
       else { return try await plain(403, "this origin may not call the gateway (--cors-origin)", writer) }
       try await writer.head(status: 204, headers: allowed + [("content-length", "0")])
       try await writer.end()
+    case "POST" where request.path == "/dev/token" && devTokens != nil:
+      let (status, json) = devTokens!.answer(request.body)
+      try await writer.respond(
+        status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")],
+        body: Array(json.text.utf8))
     case "POST":
       try await call(request, cors: corsHeaders, writer: writer)
+    case "GET", "HEAD":
+      try await page(request, writer: writer)
     default:
-      try await plain(request.method == "GET" ? 404 : 405, "not found: \(request.method) \(request.path)", writer)
+      try await plain(405, "not allowed: \(request.method) \(request.path)", writer)
     }
+  }
+
+  /// A file of the web app; 304 when the browser has it already.
+  private func page(_ request: WebRequest, writer: some WebResponseWriter) async throws {
+    guard let page = pages.page(for: request.path) else {
+      return try await plain(404, "not found: \(request.path)", writer)
+    }
+    if request.header("if-none-match") == page.etag {
+      try await writer.head(status: 304, headers: [("etag", page.etag)] + WebPages.securityHeaders)
+      return try await writer.end()
+    }
+    let headers = [("content-type", page.contentType), ("etag", page.etag)] + WebPages.securityHeaders
+    if request.method == "HEAD" {
+      try await writer.head(status: 200, headers: headers + [("content-length", "\(page.body.count)")])
+      return try await writer.end()
+    }
+    try await writer.respond(status: 200, headers: headers, body: page.body)
   }
 
   private func plain(_ status: Int, _ text: String, _ writer: some WebResponseWriter) async throws {

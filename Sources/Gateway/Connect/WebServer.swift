@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+  internal import FoundationEssentials
+#else
+  internal import Foundation
+#endif
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 package import Logging
@@ -16,6 +21,9 @@ package final class WebServer: Service, Sendable {
   private let directory: DomainDirectory
   private let reflection: GatewayReflection
   private let cors: CORSPolicy
+  private let pages: WebPages
+  /// The local identity folder whose key signs the page's development tokens; nil: none.
+  private let devTokensFrom: String?
   private let maxMessageBytes: Int
   private let gatewayServer: @Sendable () async throws -> DomainEndpoint
   private let logger: Logger
@@ -24,8 +32,11 @@ package final class WebServer: Service, Sendable {
   /// - Parameter gatewayServer: the gateway's gRPC server on loopback, once it listens.
   package init(
     directory: DomainDirectory, reflection: GatewayReflection, cors: CORSPolicy, maxMessageBytes: Int,
-    logger: Logger, gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
+    pages: WebPages = WebPages(), devTokensFrom: String? = nil, logger: Logger,
+    gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
   ) {
+    self.pages = pages
+    self.devTokensFrom = devTokensFrom
     self.directory = directory
     self.reflection = reflection
     self.cors = cors
@@ -60,9 +71,17 @@ package final class WebServer: Service, Sendable {
             MethodConfig(names: [.init(service: "")], maxRequestMessageBytes: cap, maxResponseMessageBytes: cap)
           ])))
       let reflection = self.reflection
+      let devTokens = try devTokensFrom.map {
+        DevTokens(issuer: try LocalIssuer.loadOrCreate(in: URL(fileURLWithPath: $0)))
+      }
+      if let devTokensFrom {
+        logger.notice(
+          "development tokens: POST /dev/token signs a token for any user (loopback only)",
+          metadata: ["identity": "\(devTokensFrom)"])
+      }
       let responder = ConnectResponder(
         upstream: ConnectUpstream(gateway: client, directory: directory), schema: { reflection.schema() },
-        cors: cors, maxMessageBytes: maxMessageBytes)
+        cors: cors, maxMessageBytes: maxMessageBytes, pages: pages, devTokens: devTokens)
       channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { connection in

@@ -33,6 +33,9 @@ struct UpCommand: AsyncParsableCommand {
   @Option(name: .customLong("without"), help: "A domain service not to start, e.g. workouts-service (repeatable).")
   var skipped: [String] = []
 
+  /// Whether `host` is a loopback address: only then may the gateway sign development tokens.
+  static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+
   func run() async throws {
     let bin = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     let dataURL = URL(fileURLWithPath: data)
@@ -69,11 +72,13 @@ struct UpCommand: AsyncParsableCommand {
         name: "gateway", executable: bin.appendingPathComponent("gateway"),
         arguments: { [host] port in
           ["--host", host, "--port", String(port), "--refresh-seconds", "5"] + domainArguments + jwks
+            + (Self.isLoopback(host) ? ["--dev-tokens-from", LocalIdentity.directory(data: data).path] : [])
         },
         log: logs.appendingPathComponent("gateway.log"))
       let gatewayAddress = try await Self.start(gatewaySpec, port: port, under: supervisor)
       Terminal.say("IntentMesh is up:")
       Terminal.say("  gateway             \(gatewayAddress)")
+      Terminal.say("  web app             http://\(gatewayAddress)/")
       for (name, address) in started {
         Terminal.say("  \(name.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
       }
