@@ -141,7 +141,7 @@ package struct GatewayOptions: ParsableArguments {
     }
     let listenHost = value(host, "INTENTMESH_HOST") ?? "127.0.0.1"
     let devTokens = value(devTokensFrom, "INTENTMESH_DEV_TOKENS_FROM")
-    if devTokens != nil, !["127.0.0.1", "::1", "localhost"].contains(listenHost) {
+    if devTokens != nil, !LoopbackHost.contains(listenHost) {
       throw ValidationError(
         "--dev-tokens-from lets anyone act as any user: it is allowed only on a loopback address, not \(listenHost)")
     }

@@ -62,7 +62,8 @@ package struct GatewayServer: Sendable {
       relayed
       ? WebServer(
         directory: directory, reflection: reflectionIndex, cors: configuration.cors,
-        maxMessageBytes: configuration.maxRequestMessageBytes, pages: WebPages(root: configuration.webRoot),
+        maxMessageBytes: configuration.maxRequestMessageBytes, deadline: router.deadline,
+        requestTimeout: configuration.relayLimits.handshakeTimeout, pages: WebPages(root: configuration.webRoot),
         devTokensFrom: configuration.devTokensFrom, logger: logger
       ) { try await Self.loopbackEndpoint(of: server) } : nil
     let publicTLS = try configuration.tls.map { try $0.makeContext() }

@@ -197,4 +197,31 @@ struct ConnectProtocolTests {
     }
     #expect(DevTokens.isValidUser("ava.b-c_1"))
   }
+
+  @Test("development tokens only for pages on this machine: loopback Host, loopback or no Origin, no proxy")
+  func devTokenGate() {
+    func request(_ headers: [(String, String)]) -> WebRequest {
+      WebRequest(method: "POST", uri: "/dev/token", headers: headers)
+    }
+    #expect(DevTokens.isFromThisMachine(request([("host", "127.0.0.1:50060")])))
+    #expect(DevTokens.isFromThisMachine(request([("host", "localhost:50060"), ("origin", "http://localhost:50060")])))
+    #expect(DevTokens.isFromThisMachine(request([("host", "[::1]:50060")])))
+    #expect(!DevTokens.isFromThisMachine(request([])))
+    #expect(!DevTokens.isFromThisMachine(request([("host", "evil.example:50060")])), "DNS rebinding")
+    #expect(!DevTokens.isFromThisMachine(request([("host", "127.0.0.1"), ("origin", "https://evil.example")])))
+    #expect(!DevTokens.isFromThisMachine(request([("host", "127.0.0.1"), ("x-forwarded-for", "203.0.113.9")])))
+    #expect(!DevTokens.isFromThisMachine(request([("host", "127.0.0.1.evil.example")])))
+  }
+
+  @Test("upstream metadata never sets CORS, cookies or security headers; gRPC-Web errors carry their details")
+  func responseHeaders() {
+    var metadata = Metadata()
+    metadata.addString("a", forKey: "x-request-id")
+    metadata.addString("*", forKey: "access-control-allow-origin")
+    metadata.addString("s=1", forKey: "set-cookie")
+    metadata.addString("none", forKey: "content-security-policy")
+    #expect(ConnectMetadata.headers(of: metadata).map(\.0) == ["x-request-id"])
+    let frame = ConnectMetadata.grpcWebTrailers(code: 16, message: "no", trailers: Metadata(), details: [1, 2, 3])
+    #expect(String(decoding: frame.dropFirst(5), as: UTF8.self).contains("grpc-status-details-bin:AQID\r\n"))
+  }
 }

@@ -168,7 +168,7 @@ struct TLSTests {
       endpoints: [DomainEndpoint(host: "127.0.0.1", port: domainPort)], refreshInterval: .milliseconds(200),
       tls: upstream, logger: logger)
     let router = GatewayRouter(
-      directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(5), maximumTimeout: .seconds(10)))
+      directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(20), maximumTimeout: .seconds(30)))
     let gateway = try await SocketServer.start(services: [
       GatewayExtensionService(router: router), GatewayService(router: router),
     ])

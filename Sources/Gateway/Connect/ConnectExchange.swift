@@ -119,7 +119,8 @@ struct ConnectExchange<Writer: WebResponseWriter>: Sendable {
     case .grpcWeb:
       try await sendHead(Metadata())
       try await writer.body(
-        ConnectMetadata.grpcWebTrailers(code: failure.code.rawValue, message: failure.message, trailers: trailers))
+        ConnectMetadata.grpcWebTrailers(
+          code: failure.code.rawValue, message: failure.message, trailers: trailers, details: failure.statusDetails))
       try await writer.end()
     }
   }
@@ -129,14 +130,21 @@ struct ConnectExchange<Writer: WebResponseWriter>: Sendable {
 enum ConnectMetadata {
   /// Metadata that is the transport's own, never repeated as headers.
   static let transportKeys: Set<String> = [
-    "content-type", "grpc-status", "grpc-message", "grpc-status-details-bin", "te", "grpc-encoding",
-    "grpc-accept-encoding", "content-length",
+    "content-type", "content-length", "content-encoding", "content-security-policy", "grpc-status", "grpc-message",
+    "grpc-status-details-bin", "te", "grpc-encoding", "grpc-accept-encoding", "connection", "keep-alive",
+    "transfer-encoding", "upgrade", "set-cookie", "strict-transport-security", "x-frame-options", "location",
   ]
+
+  /// Whether an upstream's metadata key may become a response header: not the transport's, and not
+  /// one that would change what the browser allows (CORS, cookies, security policies).
+  static func isForwarded(_ key: String) -> Bool {
+    !transportKeys.contains(key) && !key.hasPrefix(":") && !key.hasPrefix("access-control-")
+  }
 
   /// Metadata as HTTP headers: binary values base64-encoded.
   static func headers(of metadata: Metadata, prefix: String = "") -> [(String, String)] {
     metadata.compactMap { entry -> (String, String)? in
-      guard !transportKeys.contains(entry.key), !entry.key.hasPrefix(":") else { return nil }
+      guard isForwarded(entry.key) else { return nil }
       switch entry.value {
       case .string(let text): return (prefix + entry.key, text)
       case .binary(let bytes): return (prefix + entry.key, ProtoJSONCodec.base64(bytes))
@@ -159,9 +167,10 @@ enum ConnectMetadata {
 
   /// gRPC-Web's trailers frame: status, message (percent-encoded as gRPC sends it) and trailers as
   /// HTTP/1 header lines.
-  static func grpcWebTrailers(code: Int, message: String, trailers: Metadata) -> [UInt8] {
+  static func grpcWebTrailers(code: Int, message: String, trailers: Metadata, details: [UInt8]? = nil) -> [UInt8] {
     var lines = "grpc-status:\(code)\r\n"
     if !message.isEmpty { lines += "grpc-message:\(percentEncoded(message))\r\n" }
+    if let details { lines += "grpc-status-details-bin:\(ProtoJSONCodec.base64(details))\r\n" }
     for (key, value) in headers(of: trailers) { lines += "\(key):\(value)\r\n" }
     return ConnectEnvelope(flags: ConnectEnvelope.trailers, payload: Array(lines.utf8)).bytes
   }

@@ -24,26 +24,29 @@ struct ConnectFailure: Error, Equatable {
     self.init(code: error.code, message: error.message, statusDetails: details)
   }
 
-  /// The error object, with the status details `codec` can read.
+  /// The error object. Each status detail keeps its bytes; its `debug` JSON is there when the
+  /// gateway's descriptors know the type.
   func json(codec: ProtoJSONCodec?) -> JSONValue {
     var members: [(String, JSONValue)] = [("code", .string(ConnectCode.name(code)))]
     if !message.isEmpty { members.append(("message", .string(message))) }
-    if let statusDetails, let codec, let status = try? codec.decode(statusDetails, as: "google.rpc.Status"),
-      case .array(let details)? = status["details"], !details.isEmpty
-    {
-      members.append(("details", .array(details.compactMap { Self.detail($0, codec: codec) })))
+    let details = statusDetails.map(ProtoJSONCodec.statusDetails) ?? []
+    if !details.isEmpty {
+      members.append(
+        (
+          "details",
+          .array(
+            details.map { detail in
+              let type = String(detail.typeURL.split(separator: "/").last ?? "")
+              var fields: [(String, JSONValue)] = [
+                ("type", .string(type)),
+                ("value", .string(String(ProtoJSONCodec.base64(detail.value).prefix { $0 != "=" }))),
+              ]
+              if let debug = try? codec?.decode(detail.value, as: type) { fields.append(("debug", debug)) }
+              return .object(fields)
+            })
+        ))
     }
     return .object(members)
-  }
-
-  /// One detail as Connect writes it, from the proto3 JSON of its Any.
-  private static func detail(_ any: JSONValue, codec: ProtoJSONCodec) -> JSONValue? {
-    guard let members = any.members, let url = any["@type"]?.stringValue else { return nil }
-    let type = String(url.split(separator: "/").last ?? "")
-    let debug = JSONValue.object(members.filter { $0.0 != "@type" })
-    guard let value = try? codec.encode(debug, as: type) else { return nil }
-    let base64 = String(ProtoJSONCodec.base64(value).prefix { $0 != "=" })
-    return .object([("type", .string(type)), ("value", .string(base64)), ("debug", debug)])
   }
 
   /// The whole answer to a request of `kind` (nil: not a known content type) that fails before
@@ -60,7 +63,8 @@ struct ConnectFailure: Error, Equatable {
     case .grpcWeb?:
       return (
         200, kind!.responseContentType,
-        ConnectMetadata.grpcWebTrailers(code: code.rawValue, message: message, trailers: Metadata())
+        ConnectMetadata.grpcWebTrailers(
+          code: code.rawValue, message: message, trailers: Metadata(), details: statusDetails)
       )
     case .unary?, nil:
       return (ConnectCode.httpStatus(code), "application/json", Array(json(codec: codec).text.utf8))

@@ -13,18 +13,25 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
   private enum State {
     case idle
     case receiving(HTTPRequestHead, [UInt8])
-    /// The body was too large: the rest of the request is dropped, the answer sent.
+    /// The body was too large, or the process holds too many: the rest of the request is dropped,
+    /// the answer sent, the connection or stream closed.
     case refused
     case answering(Task<Void, Never>)
   }
 
   private let responder: ConnectResponder
-  /// The HTTP/1.1 connection's deadlines; nil on an HTTP/2 stream (the relay keeps the time there).
+  /// The HTTP/1.1 connection's deadlines; nil on an HTTP/2 stream.
   private let deadline: HTTP1Deadlines?
+  /// How long a request may take from its head to its last byte; then its stream or connection closes.
+  private let requestTimeout: TimeAmount
   private var state = State.idle
+  private var requestTimer: Scheduled<Void>?
+  /// Bytes of this request's body taken from the process's budget, not yet given back.
+  private var held = 0
 
-  init(responder: ConnectResponder, deadline: HTTP1Deadlines? = nil) {
+  init(responder: ConnectResponder, requestTimeout: Duration, deadline: HTTP1Deadlines? = nil) {
     self.responder = responder
+    self.requestTimeout = .nanoseconds(Int64(requestTimeout / .nanoseconds(1)))
     self.deadline = deadline
   }
 
@@ -32,15 +39,22 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
     switch (unwrapInboundIn(data), state) {
     case (.head(let head), .idle):
       state = .receiving(head, [])
+      let loopContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+      requestTimer = context.eventLoop.scheduleTask(in: requestTimeout) { loopContext.value.close(promise: nil) }
     case (.body(var buffer), .receiving(let head, var body)):
-      guard body.count + buffer.readableBytes <= responder.maxBodyBytes else {
-        state = .refused
-        return tooLarge(context: context, head: head)
+      let size = buffer.readableBytes
+      guard body.count + size <= responder.maxBodyBytes else {
+        return refuse(.tooLarge(responder.maxBodyBytes - 5), head: head, context: context)
       }
+      guard responder.bodyBudget.take(size) else {
+        return refuse(.busy, head: head, context: context)
+      }
+      held += size
       state = .idle  // let the array be uniquely referenced while it grows
-      body += buffer.readBytes(length: buffer.readableBytes) ?? []
+      body += buffer.readBytes(length: size) ?? []
       state = .receiving(head, body)
     case (.end, .receiving(let head, let body)):
+      requestTimer?.cancel()
       deadline?.requestReceived()
       answer(head, body, context: context)
     case (.end, .refused):
@@ -51,8 +65,18 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    if case .answering(let task) = state { task.cancel() }
+    requestTimer?.cancel()
+    switch state {
+    case .answering(let task): task.cancel()
+    case .receiving, .refused: releaseBody()
+    case .idle: break
+    }
     context.fireChannelInactive()
+  }
+
+  private func releaseBody() {
+    responder.bodyBudget.give(held)
+    held = 0
   }
 
   private func answer(_ head: HTTPRequestHead, _ body: [UInt8], context: ChannelHandlerContext) {
@@ -66,8 +90,11 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       }, eventLoop: context.eventLoop)
     let writer = ChannelResponseWriter(context: loopContext, version: head.version, ended: ended)
     let responder = self.responder
+    let bytes = held
+    held = 0
     state = .answering(
       Task {
+        defer { responder.bodyBudget.give(bytes) }
         do {
           try await responder.respond(request, writer: writer)
         } catch {
@@ -77,13 +104,27 @@ final class ConnectHTTPHandler: ChannelInboundHandler, RemovableChannelHandler {
       })
   }
 
-  /// A body over the limit: answered at once with RESOURCE_EXHAUSTED in the request's protocol,
-  /// and the connection (HTTP/1.1) or stream closed after it, since the rest of the body would
-  /// still be coming.
-  private func tooLarge(context: ChannelHandlerContext, head: HTTPRequestHead) {
-    let failure = ConnectFailure(
-      code: .resourceExhausted,
-      message: "the request body is larger than this gateway takes (--max-message-bytes \(responder.maxBodyBytes - 5))")
+  private enum Refusal {
+    case tooLarge(Int)
+    case busy
+
+    var message: String {
+      switch self {
+      case .tooLarge(let limit):
+        "the request body is larger than this gateway takes (--max-message-bytes \(limit))"
+      case .busy: "the gateway holds too many request bodies now; try again"
+      }
+    }
+  }
+
+  /// A body over the limit, or over the process's budget: answered at once with RESOURCE_EXHAUSTED
+  /// in the request's protocol, and the connection (HTTP/1.1) or stream closed after it, since the
+  /// rest of the body would still be coming.
+  private func refuse(_ refusal: Refusal, head: HTTPRequestHead, context: ChannelHandlerContext) {
+    state = .refused
+    requestTimer?.cancel()
+    releaseBody()
+    let failure = ConnectFailure(code: .resourceExhausted, message: refusal.message)
     let kind = head.headers.first(name: "content-type").flatMap(ConnectRequestKind.init(contentType:))
     let (status, contentType, body) = failure.answer(kind: kind, codec: nil)
     var headers = HTTPHeaders([("content-type", contentType), ("content-length", "\(body.count)")])

@@ -16,6 +16,14 @@ final class ConnectResponder: Sendable {
 
   private let pages: WebPages
   private let devTokens: DevTokens?
+  /// Web calls being answered now, all connections together.
+  private let callsInFlight = Atomic<Int>(0)
+  /// Bytes of request bodies being read or answered now, all connections together.
+  let bodyBudget: ByteBudget
+
+  /// Web calls answered at once, at most: each holds a stream on a connection the gateway shares
+  /// (to its own server, or a domain's), which takes 1,000; past this, `resource_exhausted`.
+  static let maxCallsInFlight = 512
 
   init(
     upstream: ConnectUpstream, schema: @escaping @Sendable () -> ProtoSchema, cors: CORSPolicy, maxMessageBytes: Int,
@@ -23,6 +31,7 @@ final class ConnectResponder: Sendable {
   ) {
     self.pages = pages
     self.devTokens = devTokens
+    self.bodyBudget = ByteBudget(limit: 64 << 20)
     self.upstream = upstream
     self.schema = schema
     self.cors = cors
@@ -48,9 +57,12 @@ final class ConnectResponder: Sendable {
           origin: origin, method: request.header("access-control-request-method"),
           headers: request.header("access-control-request-headers"))
       else { return try await plain(403, "this origin may not call the gateway (--cors-origin)", writer) }
-      try await writer.head(status: 204, headers: allowed + [("content-length", "0")])
+      try await writer.head(status: 204, headers: allowed)
       try await writer.end()
     case "POST" where request.path == "/dev/token" && devTokens != nil:
+      guard DevTokens.isFromThisMachine(request) else {
+        return try await plain(403, "development tokens are for pages on this machine's loopback address", writer)
+      }
       let (status, json) = devTokens!.answer(request.body)
       try await writer.respond(
         status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")],
@@ -69,11 +81,13 @@ final class ConnectResponder: Sendable {
     guard let page = pages.page(for: request.path) else {
       return try await plain(404, "not found: \(request.path)", writer)
     }
-    if request.header("if-none-match") == page.etag {
-      try await writer.head(status: 304, headers: [("etag", page.etag)] + WebPages.securityHeaders)
+    if let etag = page.etag, request.header("if-none-match") == etag {
+      try await writer.head(status: 304, headers: [("etag", etag)] + WebPages.securityHeaders)
       return try await writer.end()
     }
-    let headers = [("content-type", page.contentType), ("etag", page.etag)] + WebPages.securityHeaders
+    let headers =
+      [("content-type", page.contentType), ("etag", page.etag ?? "")].filter { !$0.1.isEmpty }
+      + WebPages.securityHeaders
     if request.method == "HEAD" {
       try await writer.head(status: 200, headers: headers + [("content-length", "\(page.body.count)")])
       return try await writer.end()
@@ -84,7 +98,11 @@ final class ConnectResponder: Sendable {
   private func plain(_ status: Int, _ text: String, _ writer: some WebResponseWriter) async throws {
     let body = Array((text + "\n").utf8)
     try await writer.head(
-      status: status, headers: [("content-type", "text/plain; charset=utf-8"), ("content-length", "\(body.count)")])
+      status: status,
+      headers: [
+        ("content-type", "text/plain; charset=utf-8"), ("content-length", "\(body.count)"),
+        ("x-content-type-options", "nosniff"),
+      ])
     try await writer.body(body)
     try await writer.end()
   }
@@ -92,6 +110,15 @@ final class ConnectResponder: Sendable {
   // MARK: - Calls
 
   private func call(_ request: WebRequest, cors: [(String, String)], writer: some WebResponseWriter) async throws {
+    guard callsInFlight.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxCallsInFlight else {
+      callsInFlight.wrappingSubtract(1, ordering: .relaxed)
+      let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:))
+      let failure = ConnectFailure(
+        code: .resourceExhausted, message: "the gateway has \(Self.maxCallsInFlight) web calls in progress; try again")
+      let (status, contentType, body) = failure.answer(kind: kind, codec: nil)
+      return try await writer.respond(status: status, headers: [("content-type", contentType)] + cors, body: body)
+    }
+    defer { callsInFlight.wrappingSubtract(1, ordering: .relaxed) }
     guard let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:)) else {
       let body = Array("unsupported content type; this endpoint takes \(ConnectRequestKind.accepted)\n".utf8)
       return try await writer.respond(
@@ -168,7 +195,8 @@ final class ConnectResponder: Sendable {
   /// The request's own headers as gRPC metadata (`-bin` ones base64-decoded).
   static func metadata(_ headers: [(String, String)]) throws(ConnectFailure) -> Metadata {
     var metadata = Metadata()
-    for (name, value) in headers where !unforwarded.contains(name) && !name.hasPrefix(":") && !name.hasPrefix("sec-") {
+    for (name, value) in headers
+    where !unforwarded.contains(name) && !name.hasPrefix(":") && !name.hasPrefix("sec-") && !name.hasPrefix("grpc-") {
       if name.hasSuffix("-bin") {
         for piece in value.split(separator: ",") {
           guard let decoded = ProtoJSONCodec.base64Decoded(piece.trimmingWhitespace()) else {

@@ -10,9 +10,12 @@ final class ConnectUpstream: Sendable {
   let gateway: GRPCClient<HTTP2ClientTransport.Posix>
   let directory: DomainDirectory
 
-  init(gateway: GRPCClient<HTTP2ClientTransport.Posix>, directory: DomainDirectory) {
+  let deadline: CallDeadline
+
+  init(gateway: GRPCClient<HTTP2ClientTransport.Posix>, directory: DomainDirectory, deadline: CallDeadline) {
     self.gateway = gateway
     self.directory = directory
+    self.deadline = deadline
   }
 
   struct Call: Sendable {
@@ -30,10 +33,18 @@ final class ConnectUpstream: Sendable {
     onMessage: @escaping @Sendable ([UInt8]) async throws -> Void
   ) async throws -> Metadata {
     var options = CallOptions.defaults
-    options.timeout = call.timeout
+    // As the relay does for gRPC callers: the caller's deadline capped, or the default when it set
+    // none; a server stream (live updates) keeps the caller's.
+    options.timeout =
+      call.method.serverStreaming
+      ? call.timeout : min(call.timeout ?? deadline.defaultTimeout, deadline.maximumTimeout)
+    var metadata = call.metadata
+    metadata.replaceOrAddString(
+      RequestID.accept(metadata[stringValues: RequestID.metadataKey].first(where: { _ in true })),
+      forKey: RequestID.metadataKey)
     let descriptor = MethodDescriptor(fullyQualifiedService: call.method.service, method: call.method.name)
     return try await client(for: call.path).serverStreaming(
-      request: ClientRequest(message: call.request, metadata: call.metadata), descriptor: descriptor,
+      request: ClientRequest(message: call.request, metadata: metadata), descriptor: descriptor,
       serializer: RawBytesSerializer(), deserializer: RawBytesDeserializer(), options: options
     ) { response in
       let contents = try response.accepted.get()

@@ -22,6 +22,10 @@ package final class WebServer: Service, Sendable {
   private let reflection: GatewayReflection
   private let cors: CORSPolicy
   private let pages: WebPages
+  /// The default and the cap of a call's deadline, as for gRPC callers.
+  private let deadline: CallDeadline
+  /// How long a request may take to arrive whole.
+  let requestTimeout: Duration
   /// The local identity folder whose key signs the page's development tokens; nil: none.
   private let devTokensFrom: String?
   private let maxMessageBytes: Int
@@ -32,9 +36,11 @@ package final class WebServer: Service, Sendable {
   /// - Parameter gatewayServer: the gateway's gRPC server on loopback, once it listens.
   package init(
     directory: DomainDirectory, reflection: GatewayReflection, cors: CORSPolicy, maxMessageBytes: Int,
-    pages: WebPages = WebPages(), devTokensFrom: String? = nil, logger: Logger,
-    gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
+    deadline: CallDeadline, requestTimeout: Duration, pages: WebPages = WebPages(), devTokensFrom: String? = nil,
+    logger: Logger, gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
   ) {
+    self.deadline = deadline
+    self.requestTimeout = requestTimeout
     self.pages = pages
     self.devTokensFrom = devTokensFrom
     self.directory = directory
@@ -49,10 +55,12 @@ package final class WebServer: Service, Sendable {
   deinit { ready.fail(CancellationError()) }
 
   /// The loopback h2c listener the relay sends web streams to, and the responder, once up.
-  var endpoint: (DomainEndpoint, ConnectResponder) {
+  var endpoint: (endpoint: DomainEndpoint, responder: ConnectResponder, requestTimeout: Duration) {
     get async throws {
       let (address, responder) = try await ready.futureResult.get()
-      return (DomainEndpoint(host: address.ipAddress ?? "127.0.0.1", port: address.port ?? 0), responder)
+      return (
+        DomainEndpoint(host: address.ipAddress ?? "127.0.0.1", port: address.port ?? 0), responder, requestTimeout
+      )
     }
   }
 
@@ -71,6 +79,7 @@ package final class WebServer: Service, Sendable {
             MethodConfig(names: [.init(service: "")], maxRequestMessageBytes: cap, maxResponseMessageBytes: cap)
           ])))
       let reflection = self.reflection
+      let requestTimeout = self.requestTimeout
       let devTokens = try devTokensFrom.map {
         DevTokens(issuer: try LocalIssuer.loadOrCreate(in: URL(fileURLWithPath: $0)))
       }
@@ -80,7 +89,8 @@ package final class WebServer: Service, Sendable {
           metadata: ["identity": "\(devTokensFrom)"])
       }
       let responder = ConnectResponder(
-        upstream: ConnectUpstream(gateway: client, directory: directory), schema: { reflection.schema() },
+        upstream: ConnectUpstream(gateway: client, directory: directory, deadline: deadline),
+        schema: { reflection.schema() },
         cors: cors, maxMessageBytes: maxMessageBytes, pages: pages, devTokens: devTokens)
       channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -90,7 +100,8 @@ package final class WebServer: Service, Sendable {
             inboundStreamInitializer: { stream in
               stream.eventLoop.makeCompletedFuture {
                 try stream.pipeline.syncOperations.addHandlers(
-                  HTTP2FramePayloadToHTTP1ServerCodec(), ConnectHTTPHandler(responder: responder))
+                  HTTP2FramePayloadToHTTP1ServerCodec(),
+                  ConnectHTTPHandler(responder: responder, requestTimeout: requestTimeout))
               }
             }
           ).map { _ in }

@@ -18,7 +18,7 @@ package struct RelayRouter: Sendable {
   let upstreamTLS: NIOSSLContext?
   /// The gateway's web side: its loopback h2c listener, for HTTP/2 streams that are not gRPC, and
   /// the responder HTTP/1.1 connections of the public port use. nil: the public port is gRPC only.
-  var web: (endpoint: DomainEndpoint, responder: ConnectResponder)?
+  var web: (endpoint: DomainEndpoint, responder: ConnectResponder, requestTimeout: Duration)?
 
   package init(
     directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,

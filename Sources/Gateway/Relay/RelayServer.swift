@@ -104,10 +104,13 @@ package final class RelayServer: Service, Sendable {
                 makeHTTP1: { context in
                   let pipeline = context.pipeline.syncOperations
                   let deadlines = HTTP1Deadlines(
-                    requestTimeout: limits.handshakeTimeout, idleTimeout: limits.idleTimeout)
+                    requestTimeout: limits.handshakeTimeout, idleTimeout: limits.idleTimeout,
+                    stalledWriteTimeout: limits.stalledWriteTimeout)
                   try pipeline.addHandler(deadlines)
                   try pipeline.configureHTTPServerPipeline(position: .last, withPipeliningAssistance: true)
-                  try pipeline.addHandler(ConnectHTTPHandler(responder: web.responder, deadline: deadlines))
+                  try pipeline.addHandler(
+                    ConnectHTTPHandler(
+                      responder: web.responder, requestTimeout: web.requestTimeout, deadline: deadlines))
                 }))
           }
         }

@@ -18,6 +18,29 @@ struct DevTokens: Sendable {
       }
   }
 
+  /// Whether a request comes from a page on this machine: addressed to a loopback name (a page of
+  /// another site whose name resolves to 127.0.0.1 — DNS rebinding — sends its own name as Host),
+  /// from a loopback origin or none, and not through a proxy.
+  static func isFromThisMachine(_ request: WebRequest) -> Bool {
+    func isLoopback(_ authority: String) -> Bool {
+      let host: Substring
+      if authority.hasPrefix("[") {
+        host = authority.dropFirst().prefix { $0 != "]" }
+      } else {
+        host = authority.prefix { $0 != ":" }
+      }
+      return LoopbackHost.names.contains(String(host))
+    }
+    guard let host = request.header("host"), isLoopback(host) else { return false }
+    if let origin = request.header("origin") {
+      let parts = origin.split(separator: "/", omittingEmptySubsequences: true)
+      guard parts.count == 2, parts[0] == "http:" || parts[0] == "https:", isLoopback(String(parts[1])) else {
+        return false
+      }
+    }
+    return !["forwarded", "x-forwarded-for", "x-forwarded-host", "via"].contains { request.header($0) != nil }
+  }
+
   /// The answer to a request body: the token, or why not.
   func answer(_ body: [UInt8]) -> (status: Int, json: JSONValue) {
     guard let request = try? JSONReader.read(body), let user = request["user"]?.stringValue, Self.isValidUser(user)

@@ -3,18 +3,1461 @@
 /// The web app's files, by name (`index.html` is also `/`).
 enum WebAssets {
   /// Changes whenever a file does (the pages' ETag).
-  static let version = "e02771abf631aeab"
+  static let version = "2a04b087b7e48805"
 
   static let files: [String: (contentType: String, text: String)] = [
+    "app.js": (
+      contentType: "text/javascript; charset=utf-8",
+      text: #"""
+      // The web app's entry point: signs the user in (a development token from the gateway, or a pasted
+      // one), lists the apps and intents the gateway routes (Gateway.ListRoutes), builds the intent from
+      // the form, and hands it to a Conversation (conversation.js).
+
+      import { callUnary, ConnectError, developmentToken } from "./connect.js";
+      import { Conversation } from "./conversation.js";
+      import { element } from "./layout.js";
+      import { emptyPayload, inputHint, valueFromText, withParameter } from "./payload.js";
+
+      const LIST_ROUTES = "intentmesh.gateway.v1.Gateway/ListRoutes";
+      const TOKEN_KEY = "intentmesh.token";
+      const CUSTOM_INTENT = "custom";
+
+      /** How layouts are asked for: Siri's snippet or a Maps card, at most this big (points). */
+      const DISPLAYS = {
+        "siri-snippet": { hostedViewContext: "HOSTED_VIEW_CONTEXT_SIRI_SNIPPET", maximumSize: { width: 375, height: 640 } },
+        "maps-card": { hostedViewContext: "HOSTED_VIEW_CONTEXT_MAPS_CARD", maximumSize: { width: 320, height: 480 } },
+      };
+
+      const byId = (id) => document.getElementById(id);
+
+      const page = {
+        signedInAs: byId("signed-in-as"),
+        signInForm: byId("sign-in-form"),
+        userInput: byId("sign-in-user"),
+        tokenForm: byId("token-form"),
+        tokenInput: byId("token-input"),
+        signOut: byId("sign-out"),
+        error: byId("error"),
+        intentForm: byId("intent-form"),
+        appSelect: byId("app-select"),
+        appSummary: byId("app-summary"),
+        intentSelect: byId("intent-select"),
+        intentSummary: byId("intent-summary"),
+        customIntent: byId("custom-intent"),
+        customClass: byId("custom-class"),
+        customPayload: byId("custom-payload"),
+        parameters: byId("parameters"),
+        deviceLocked: byId("device-locked"),
+        timeZone: byId("time-zone"),
+        displayMode: byId("display-mode"),
+        start: byId("start"),
+        conversation: byId("conversation"),
+        transcript: byId("transcript"),
+        ask: byId("ask"),
+        live: byId("live"),
+        card: byId("card"),
+      };
+
+      const state = { token: "", routes: [], domains: [], conversation: null };
+
+      // Errors: one visible box, "<code>: <message>".
+
+      function showError(error) {
+        const text = error instanceof ConnectError ? error.toString() : `internal: ${error?.message ?? error}`;
+        page.error.textContent = text;
+        page.error.hidden = false;
+      }
+
+      function clearError() {
+        page.error.textContent = "";
+        page.error.hidden = true;
+      }
+
+      // Signing in.
+
+      /** The subject and expiry a JWT claims, read without checking it (the gateway checks it); null if it is no JWT. */
+      function claimsOf(token) {
+        try {
+          const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+          return JSON.parse(atob(part.padEnd(part.length + ((4 - (part.length % 4)) % 4), "=")));
+        } catch {
+          return null;
+        }
+      }
+
+      function useToken(token) {
+        state.token = token.trim();
+        if (state.token) sessionStorage.setItem(TOKEN_KEY, state.token);
+        else sessionStorage.removeItem(TOKEN_KEY);
+        const claims = state.token ? claimsOf(state.token) : null;
+        page.signedInAs.dataset.user = claims?.sub ?? "";
+        if (!state.token) page.signedInAs.textContent = "Not signed in";
+        else if (!claims?.sub) page.signedInAs.textContent = "Signed in with a token that is not a JWT";
+        else {
+          const expires = claims.exp ? ` until ${new Date(claims.exp * 1000).toLocaleTimeString()}` : "";
+          page.signedInAs.replaceChildren("Signed in as ", element("strong", { children: [claims.sub] }), expires);
+        }
+        page.signOut.hidden = !state.token;
+      }
+
+      page.signInForm.addEventListener("submit", async (event) => {
+        event.preventDefault();
+        clearError();
+        try {
+          useToken(await developmentToken(page.userInput.value.trim()));
+        } catch (error) {
+          showError(error);
+        }
+      });
+
+      page.tokenForm.addEventListener("submit", (event) => {
+        event.preventDefault();
+        clearError();
+        useToken(page.tokenInput.value);
+        page.tokenInput.value = "";
+        page.tokenForm.closest("details").open = false;
+      });
+
+      page.signOut.addEventListener("click", () => useToken(""));
+
+      // The apps and intents the gateway routes.
+
+      function selectedRoute() {
+        return state.routes.find((route) => route.appName === page.appSelect.value && route.intentClass === page.intentSelect.value);
+      }
+
+      function option(value, text) {
+        return element("option", { attributes: { value }, children: [text] });
+      }
+
+      function showApps() {
+        const names = [...new Set([...state.domains.map((domain) => domain.appName), ...state.routes.map((route) => route.appName)])].sort();
+        page.appSelect.replaceChildren(...names.map((name) => {
+          const domain = state.domains.find((candidate) => candidate.appName === name);
+          return option(name, domain && domain.health !== "SERVING" ? `${name} (${domain.health || "UNKNOWN"})` : name);
+        }));
+        showIntents();
+      }
+
+      function showIntents() {
+        const app = page.appSelect.value;
+        const domain = state.domains.find((candidate) => candidate.appName === app);
+        page.appSummary.textContent = domain
+          ? [domain.health || "UNKNOWN", `${domain.intentCount ?? 0} intents`, ...(domain.alternativeAppNames ?? []).map((name) => `“${name}”`)].join(" · ")
+          : "";
+        const routes = state.routes.filter((route) => route.appName === app).sort((a, b) => a.intentClass.localeCompare(b.intentClass));
+        page.intentSelect.replaceChildren(...routes.map((route) => option(route.intentClass, route.intentClass)), option(CUSTOM_INTENT, "Another intent class…"));
+        showParameters();
+      }
+
+      function showParameters() {
+        const route = selectedRoute();
+        const isCustom = page.intentSelect.value === CUSTOM_INTENT;
+        page.customIntent.hidden = !isCustom;
+        const declaration = route?.declaration ?? {};
+        const traits = [
+          declaration.requiresUserConfirmation ? "asks the user to confirm" : null,
+          declaration.supportsLiveUpdates ? "sends live updates" : null,
+          route?.restrictedWhileLocked ? "restricted while locked" : null,
+        ].filter(Boolean);
+        page.intentSummary.textContent = route ? [route.payloadType, ...traits].join(" · ") : "Type the intent class and, if you like, its payload as JSON.";
+        const fields = (declaration.parameters ?? []).map(parameterField);
+        page.parameters.replaceChildren(
+          element("legend", { children: ["Parameters"] }),
+          ...(fields.length ? fields : [element("p", { className: "hint", children: [isCustom ? "Given as JSON above." : "This intent takes no parameters."] })]),
+        );
+      }
+
+      /** One input for a declared parameter: labelled with its label and key path, hinted with its type. */
+      function parameterField(parameter) {
+        const id = `param-${parameter.keyPath}`;
+        const [what, example] = inputHint(parameter.valueType ?? "");
+        const typeName = (parameter.valueType ?? "").split(".").pop();
+        const hint = `${typeName}: ${what}${parameter.isArray ? "; a list: separate values with commas" : ""}${parameter.prompt ? ` · Siri asks “${parameter.prompt}”` : ""}`;
+        const attributes = { id, name: parameter.keyPath, "data-test": "parameter", "data-value-type": parameter.valueType ?? "", "aria-describedby": `${id}-hint` };
+        const input = parameter.valueType === "google.protobuf.BoolValue"
+          ? element("select", { attributes, children: [option("", "—"), option("yes", "yes"), option("no", "no")] })
+          : element("input", { attributes: { ...attributes, type: "text", autocomplete: "off", placeholder: example ? `e.g. ${example}` : "" } });
+        return element("div", {
+          className: "field",
+          children: [
+            element("label", { attributes: { for: id }, children: [parameter.label || parameter.keyPath, " ", element("code", { children: [parameter.keyPath] })] }),
+            input,
+            element("small", { className: "hint", attributes: { id: `${id}-hint` }, children: [hint] }),
+          ],
+        });
+      }
+
+      page.appSelect.addEventListener("change", showIntents);
+      page.intentSelect.addEventListener("change", showParameters);
+
+      async function loadRoutes() {
+        try {
+          const answer = await callUnary(LIST_ROUTES, {});
+          state.routes = answer.routes ?? [];
+          state.domains = answer.domains ?? [];
+          showApps();
+          page.intentForm.dataset.ready = "true";
+        } catch (error) {
+          showError(error);
+        }
+      }
+
+      // Starting a conversation.
+
+      /** The intent the form describes, and what the user said, for the transcript. */
+      function intentFromForm() {
+        const appName = page.appSelect.value;
+        if (page.intentSelect.value === CUSTOM_INTENT) {
+          const intentClass = page.customClass.value.trim();
+          if (!intentClass) throw new ConnectError("invalid_argument", "type an intent class, e.g. INSendMessageIntent");
+          const intent = { intentClass, appName };
+          const text = page.customPayload.value.trim();
+          if (text) {
+            try {
+              intent.payload = JSON.parse(text);
+            } catch (error) {
+              throw new ConnectError("invalid_argument", `the payload is not JSON: ${error.message}`);
+            }
+            if (!intent.payload?.["@type"]) throw new ConnectError("invalid_argument", 'the payload needs its "@type", e.g. "type.googleapis.com/intentmesh.messaging.v1.SendMessageIntent"');
+          }
+          return { intent, summary: `${intentClass} with ${appName}` };
+        }
+        const route = selectedRoute();
+        let payload = emptyPayload(route.payloadType);
+        const said = [];
+        for (const parameter of route.declaration?.parameters ?? []) {
+          const text = byId(`param-${parameter.keyPath}`)?.value ?? "";
+          if (!text.trim()) continue;
+          const isJson = /^\s*[[{]/.test(text);
+          const pieces = parameter.isArray && !isJson ? text.split(",").filter((piece) => piece.trim()) : [text];
+          try {
+            const values = pieces.map((piece) => valueFromText(piece, parameter.valueType ?? ""));
+            const value = parameter.isArray && !isJson ? values : values[0];
+            payload = withParameter(payload, parameter.keyPath, value);
+          } catch (error) {
+            throw new ConnectError("invalid_argument", `${parameter.label || parameter.keyPath}: ${error.message}`);
+          }
+          said.push(`${parameter.label || parameter.keyPath} ${text.trim()}`);
+        }
+        return { intent: { intentClass: route.intentClass, appName, payload }, summary: [`${route.intentClass} with ${appName}`, ...said].join(" · "), route };
+      }
+
+      page.intentForm.addEventListener("submit", (event) => {
+        event.preventDefault();
+        clearError();
+        state.conversation?.stop();
+        page.transcript.replaceChildren();
+        page.ask.replaceChildren();
+        page.card.replaceChildren();
+        page.live.replaceChildren();
+        page.live.hidden = true;
+        delete page.live.dataset.state;
+        delete page.live.dataset.updates;
+        let started;
+        try {
+          started = intentFromForm();
+        } catch (error) {
+          return showError(error);
+        }
+        const display = DISPLAYS[page.displayMode.value] ?? DISPLAYS["siri-snippet"];
+        const context = { locale: "en-US", deviceLocked: page.deviceLocked.checked, timeZone: page.timeZone.value.trim() };
+        state.conversation = new Conversation({
+          route: started.route ?? state.routes.find((route) => route.intentClass === started.intent.intentClass) ?? null,
+          routes: state.routes, token: state.token, context, display,
+          view: { conversation: page.conversation, transcript: page.transcript, ask: page.ask, live: page.live, card: page.card, showError, clearError },
+        });
+        page.conversation.dataset.stage = "STARTED";
+        return state.conversation.start(started.intent, started.summary);
+      });
+
+      page.timeZone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+      useToken(sessionStorage.getItem(TOKEN_KEY) ?? "");
+      loadRoutes();
+      """#
+    ),
+    "connect.js": (
+      contentType: "text/javascript; charset=utf-8",
+      text: #"""
+      // The Connect protocol over fetch, as the gateway speaks it on its own origin: unary calls in
+      // proto3 JSON, server streams as enveloped JSON, errors as {code, message} (ConnectError).
+
+      /** A failed call: the Connect code ("unauthenticated", "not_found", …) and the gateway's message. */
+      export class ConnectError extends Error {
+        constructor(code, message, details = []) {
+          super(message);
+          this.code = code;
+          this.details = details;
+        }
+
+        /** "<code>: <message>", the way the page shows an error. */
+        toString() {
+          return `${this.code}: ${this.message}`;
+        }
+      }
+
+      /** The Connect code of an HTTP status, for answers that carry no error object. */
+      const codeOfHttpStatus = {
+        400: "invalid_argument", 401: "unauthenticated", 403: "permission_denied", 404: "unimplemented",
+        408: "deadline_exceeded", 409: "aborted", 412: "failed_precondition", 413: "resource_exhausted",
+        429: "unavailable", 499: "canceled", 502: "unavailable", 503: "unavailable", 504: "unavailable",
+      };
+
+      function headers(contentType, token) {
+        const all = { "content-type": contentType };
+        if (token) all.authorization = `Bearer ${token}`;
+        return all;
+      }
+
+      async function errorOf(response) {
+        const text = await response.text();
+        try {
+          const body = JSON.parse(text);
+          if (body && typeof body.code === "string") return new ConnectError(body.code, body.message ?? "", body.details ?? []);
+        } catch {
+          // Not Connect's error object: fall back to the HTTP status.
+        }
+        return new ConnectError(codeOfHttpStatus[response.status] ?? "unknown", text.trim() || `HTTP ${response.status}`);
+      }
+
+      async function post(path, init) {
+        try {
+          return await fetch(path, { method: "POST", ...init });
+        } catch (error) {
+          if (error.name === "AbortError") throw error;
+          throw new ConnectError("unavailable", `cannot reach the gateway: ${error.message}`);
+        }
+      }
+
+      /** Calls a unary method, e.g. "intentmesh.gateway.v1.Gateway/Interact"; resolves to the response message. */
+      export async function callUnary(method, request, { token, signal } = {}) {
+        const response = await post(`/${method}`, {
+          headers: headers("application/json", token), body: JSON.stringify(request), signal,
+        });
+        if (!response.ok) throw await errorOf(response);
+        return response.json();
+      }
+
+      /** One envelope: a flags byte, a 4-byte big-endian length, then that many bytes. */
+      function envelope(flags, bytes) {
+        const framed = new Uint8Array(5 + bytes.length);
+        framed[0] = flags;
+        new DataView(framed.buffer).setUint32(1, bytes.length);
+        framed.set(bytes, 5);
+        return framed;
+      }
+
+      const END_OF_STREAM = 0x02;
+
+      /**
+       * Calls a server-streaming method; yields each response message as it arrives and returns when the
+       * stream ends (throws a ConnectError when it ends with an error). Aborting `signal` leaves the stream.
+       */
+      export async function* callServerStream(method, request, { token, signal } = {}) {
+        const body = envelope(0, new TextEncoder().encode(JSON.stringify(request)));
+        const response = await post(`/${method}`, { headers: headers("application/connect+json", token), body, signal });
+        if (!response.ok) throw await errorOf(response);
+        const reader = response.body.getReader();
+        const decoder = new TextDecoder();
+        let buffered = new Uint8Array(0);
+        try {
+          for (;;) {
+            while (buffered.length >= 5) {
+              const length = new DataView(buffered.buffer, buffered.byteOffset, 5).getUint32(1);
+              if (buffered.length < 5 + length) break;
+              const flags = buffered[0];
+              const message = JSON.parse(decoder.decode(buffered.subarray(5, 5 + length)) || "{}");
+              buffered = buffered.slice(5 + length);
+              if (flags & END_OF_STREAM) {
+                if (message.error) {
+                  throw new ConnectError(message.error.code ?? "unknown", message.error.message ?? "", message.error.details);
+                }
+                return;
+              }
+              yield message;
+            }
+            const { value, done } = await reader.read();
+            if (done) throw new ConnectError("internal", "the stream ended without its end-of-stream message");
+            const joined = new Uint8Array(buffered.length + value.length);
+            joined.set(buffered);
+            joined.set(value, buffered.length);
+            buffered = joined;
+          }
+        } finally {
+          reader.cancel().catch(() => {});
+        }
+      }
+
+      /** A development token for `user` from the gateway's `POST /dev/token` (only on a loopback gateway). */
+      export async function developmentToken(user) {
+        const response = await post("/dev/token", { headers: headers("application/json"), body: JSON.stringify({ user }) });
+        if (!response.ok) throw await errorOf(response);
+        return (await response.json()).token;
+      }
+      """#
+    ),
+    "conversation.js": (
+      contentType: "text/javascript; charset=utf-8",
+      text: #"""
+      // One conversation with Siri, walked through the gateway's Interact as the CLI's `intentmesh chat`
+      // walks it (Sources/IntentMeshCLI/Commands/ChatCommand.swift): ask for a missing value, offer the
+      // choices of a disambiguation, take a yes or no, then draw the layout of the answer, and follow its
+      // live updates where the app sends them (IntentsExtension.StartSendingUpdates).
+
+      import { callServerStream, callUnary, ConnectError } from "./connect.js";
+      import { drawCard, element } from "./layout.js";
+      import { emptyPayload, optionValue, valueFromText, withParameter } from "./payload.js";
+
+      const INTERACT = "intentmesh.gateway.v1.Gateway/Interact";
+      const LAYOUT = "intentmesh.gateway.v1.Gateway/Layout";
+      const START_SENDING_UPDATES = "intentmesh.v1.IntentsExtension/StartSendingUpdates";
+
+      /**
+       * The intent whose live updates follow another's: SiriKit sends a booked ride's progress through
+       * INGetRideStatusIntent's startSendingUpdates, not through the request.
+       */
+      const LIVE_FOLLOW_UP = { INRequestRideIntent: "INGetRideStatusIntent" };
+
+      const TURN_LIMIT = 50;
+
+      export class Conversation {
+        /**
+         * @param route the gateway's Route of the intent (its declaration: parameters, labels, live updates)
+         * @param routes every route, to find a follow-up intent for live updates
+         * @param token the user's bearer token
+         * @param context the RequestContext of every call
+         * @param display the Display layouts are made for
+         * @param view the page's elements: transcript, ask, card, live, and showError(error) / clearError()
+         */
+        constructor({ route, routes, token, context, display, view }) {
+          this.route = route;
+          this.routes = routes;
+          this.token = token;
+          this.display = display;
+          this.view = view;
+          this.request = { context, intent: null, userConfirmed: false, confirmedParameters: [], display };
+          this.aborter = new AbortController();
+          this.turns = 0;
+          this.ended = false;
+        }
+
+        /** Starts with the intent as the user gave it; `summary` is what the user said, for the transcript. */
+        async start(intent, summary) {
+          this.request.intent = intent;
+          this.say("user", summary);
+          await this.send();
+        }
+
+        /** Stops the conversation: leaves a pending call and the live updates. */
+        stop() {
+          this.ended = true;
+          this.aborter.abort();
+        }
+
+        declarationOf(keyPath) {
+          return (this.route?.declaration?.parameters ?? []).find((parameter) => parameter.keyPath === keyPath);
+        }
+
+        get labels() {
+          return new Map((this.route?.declaration?.parameters ?? []).map((parameter) => [parameter.keyPath, parameter.label]));
+        }
+
+        /** Adds a line to the transcript: who ("app" or "user") said what. */
+        say(speaker, text) {
+          const who = speaker === "app" ? (this.appName ?? this.route?.appName ?? "Siri") : "You";
+          this.view.transcript.append(
+            element("li", {
+              className: `utterance from-${speaker}`, attributes: { "data-speaker": speaker },
+              children: [element("span", { className: "speaker", children: [who] }), element("span", { className: "words", children: [text] })],
+            }),
+          );
+        }
+
+        /** One turn: sends the request as it stands and shows what the gateway answers. */
+        async send() {
+          if (this.ended) return;
+          this.turns += 1;
+          if (this.turns > TURN_LIMIT) return this.fail(new ConnectError("aborted", `the conversation did not finish in ${TURN_LIMIT} turns`));
+          this.view.clearError();
+          this.busy(true);
+          let turn;
+          try {
+            turn = await callUnary(INTERACT, this.request, { token: this.token, signal: this.aborter.signal });
+          } catch (error) {
+            return this.fail(error);
+          } finally {
+            this.busy(false);
+          }
+          if (this.ended) return;
+          this.appName = turn.appName || this.appName;
+          this.request.intent = turn.intent ?? this.request.intent; // identifier included: Handle is exactly-once
+          this.show(turn);
+        }
+
+        busy(isBusy) {
+          this.view.ask.setAttribute("aria-busy", String(isBusy));
+          for (const control of this.view.ask.querySelectorAll("button, input")) control.disabled = isBusy;
+        }
+
+        fail(error) {
+          if (error?.name === "AbortError") return;
+          this.view.conversation.dataset.stage = "ERROR";
+          this.view.showError(error);
+          this.view.ask.replaceChildren();
+        }
+
+        show(turn) {
+          const stage = turn.stage ?? "STAGE_UNSPECIFIED";
+          this.view.conversation.dataset.stage = stage;
+          switch (stage) {
+            case "STAGE_NEEDS_PARAMETER":
+              this.say("app", turn.prompt || `${turn.parameter}?`);
+              return this.askForParameter(turn);
+            case "STAGE_NEEDS_CONFIRMATION": {
+              const question = turn.prompt || this.route?.declaration?.confirmationPrompt || "Do you want to continue?";
+              this.drawLayout(turn);
+              this.say("app", question);
+              return this.askYesNo(question, () => {
+                this.request.userConfirmed = true;
+                this.request.confirmationToken = turn.confirmationToken ?? "";
+              }, "confirm");
+            }
+            case "STAGE_DONE":
+            case "STAGE_FAILED": {
+              const codeName = turn.response?.codeName || "no response";
+              this.say("app", stage === "STAGE_DONE" ? `Done (${codeName})` : `Failed (${codeName})`);
+              this.view.ask.replaceChildren();
+              this.drawLayout(turn);
+              this.ended = stage === "STAGE_FAILED";
+              if (stage === "STAGE_DONE") this.followLiveUpdates(turn);
+              return undefined;
+            }
+            default:
+              return this.fail(new ConnectError("internal", `the gateway answered stage ${stage}`));
+          }
+        }
+
+        drawLayout(turn) {
+          this.view.card.replaceChildren(
+            drawCard(turn.layout, {
+              appName: turn.appName, stage: turn.stage, response: turn.response,
+              hostedViewContext: this.display.hostedViewContext, labels: this.labels,
+            }),
+          );
+        }
+
+        /** Sets a parameter of the intent's payload to `value` (the element of an array parameter at `index`). */
+        setParameter(keyPath, value, { index = null, replacing = false } = {}) {
+          const isArray = this.declarationOf(keyPath)?.isArray ?? false;
+          const payload = this.request.intent.payload ?? emptyPayload(this.route?.payloadType ?? "");
+          this.request.intent = {
+            ...this.request.intent, payload: withParameter(payload, keyPath, value, { isArray, index: isArray ? index : null, replacing }),
+          };
+        }
+
+        askForParameter(turn) {
+          const keyPath = turn.parameter;
+          const index = turn.elementIndex ?? 0;
+          const result = turn.result ?? {};
+          const prompt = element("p", { className: "prompt", attributes: { id: "prompt" }, children: [turn.prompt || keyPath] });
+          if (result.disambiguation) {
+            const choices = (result.disambiguation.options ?? []).map((option, number) =>
+              element("button", {
+                className: "choice", attributes: { type: "button", "data-test": "choice", "data-index": String(number) },
+                children: [option.displayText || `Option ${number + 1}`],
+              }),
+            );
+            choices.forEach((button, number) => button.addEventListener("click", () => {
+              const option = result.disambiguation.options[number];
+              this.say("user", option.displayText);
+              this.setParameter(keyPath, optionValue(option.value), { index });
+              this.send();
+            }));
+            this.view.ask.replaceChildren(prompt, element("div", { className: "choices", attributes: { role: "group", "aria-label": turn.prompt || "Choices" }, children: choices }));
+            return;
+          }
+          if (result.confirmationRequired) {
+            const guessed = result.confirmationRequired.value?.displayText;
+            if (guessed) prompt.append(element("span", { className: "guess", children: [` (${guessed})`] }));
+            this.view.ask.replaceChildren(prompt);
+            this.askYesNo(null, () => {
+              this.request.confirmedParameters = [...this.request.confirmedParameters, keyPath];
+            }, "guess", () => {
+              this.say("app", "What should it be instead?");
+              this.askForText(keyPath, "What should it be instead?", { index });
+            });
+            return;
+          }
+          const reason = result.unsupported?.reason?.message;
+          const question = result.needsValue ? turn.prompt : reason ? `${reason} Another value?` : turn.prompt;
+          this.askForText(keyPath, question || keyPath, result.needsValue ? { replacing: true } : { index });
+        }
+
+        /** An input for the parameter's value and a Send button. */
+        askForText(keyPath, question, placement) {
+          const declaration = this.declarationOf(keyPath);
+          const input = element("input", {
+            attributes: { id: "answer-input", type: "text", autocomplete: "off", "aria-describedby": "prompt", name: keyPath },
+          });
+          const label = element("label", {
+            className: "visually-hidden", attributes: { for: "answer-input" },
+            children: [`${declaration?.label || keyPath} (${declaration?.valueType ?? "value"})`],
+          });
+          const send = element("button", { className: "primary", attributes: { id: "answer-send", type: "submit" }, children: ["Send"] });
+          const form = element("form", { className: "answer", attributes: { id: "answer-form" }, children: [label, input, send] });
+          form.addEventListener("submit", (event) => {
+            event.preventDefault();
+            const text = input.value;
+            if (!text.trim()) return input.focus();
+            let value;
+            try {
+              value = valueFromText(text, declaration?.valueType ?? "");
+            } catch (error) {
+              return this.view.showError(new ConnectError("invalid_argument", error.message));
+            }
+            this.say("user", text);
+            this.setParameter(keyPath, value, placement);
+            return this.send();
+          });
+          const prompt = element("p", { className: "prompt", attributes: { id: "prompt" }, children: [question] });
+          this.view.ask.replaceChildren(prompt, form);
+          input.focus();
+        }
+
+        /** Yes and No buttons. Yes: `onYes` then the next turn. No: `onNo`, or the conversation ends. */
+        askYesNo(question, onYes, kind, onNo) {
+          const yes = element("button", { className: "primary", attributes: { id: "confirm-yes", type: "button", "data-kind": kind }, children: ["Yes"] });
+          const no = element("button", { attributes: { id: "confirm-no", type: "button", "data-kind": kind }, children: ["No"] });
+          yes.addEventListener("click", () => {
+            this.say("user", "Yes");
+            onYes();
+            this.send();
+          });
+          no.addEventListener("click", () => {
+            this.say("user", "No");
+            if (onNo) return onNo();
+            this.say("app", "Cancelled.");
+            this.view.conversation.dataset.stage = "CANCELLED";
+            this.view.ask.replaceChildren();
+            return this.stop();
+          });
+          const buttons = element("div", { className: "choices", attributes: { role: "group", "aria-label": "Yes or no" }, children: [yes, no] });
+          if (question) this.view.ask.replaceChildren(element("p", { className: "prompt", attributes: { id: "prompt" }, children: [question] }), buttons);
+          else this.view.ask.append(buttons);
+          yes.focus();
+        }
+
+        /** The intent to follow after `turn`, and its route: the intent itself, or its follow-up (a ride's status). */
+        liveTarget(turn) {
+          if (this.route?.declaration?.supportsLiveUpdates) return { route: this.route, intent: turn.intent };
+          const followUp = LIVE_FOLLOW_UP[turn.intent?.intentClass];
+          const route = this.routes.find((candidate) => candidate.intentClass === followUp && candidate.appName === this.route?.appName);
+          if (!route?.declaration?.supportsLiveUpdates) return null;
+          return { route, intent: { intentClass: route.intentClass, appName: turn.intent.appName, payload: emptyPayload(route.payloadType) } };
+        }
+
+        /** Redraws the card from each live update until the stream ends or the user stops it. */
+        async followLiveUpdates(turn) {
+          const target = this.liveTarget(turn);
+          if (!target) return;
+          const { live } = this.view;
+          const stopButton = element("button", { attributes: { id: "live-stop", type: "button" }, children: ["Stop"] });
+          const status = element("span", { attributes: { id: "live-status-text" }, children: [`Following ${target.intent.intentClass}…`] });
+          stopButton.addEventListener("click", () => this.stop());
+          live.replaceChildren(element("span", { className: "live-dot", attributes: { "aria-hidden": "true" } }), status, stopButton);
+          live.hidden = false;
+          live.dataset.state = "following";
+          let count = 0;
+          const { context } = this.request;
+          try {
+            const updates = callServerStream(START_SENDING_UPDATES, { context, intent: target.intent }, { token: this.token, signal: this.aborter.signal });
+            for await (const update of updates) {
+              count += 1;
+              const answer = await callUnary(LAYOUT, { context, interactions: [update.interaction], display: this.display }, { token: this.token, signal: this.aborter.signal });
+              const time = update.interaction?.date ? new Date(update.interaction.date).toLocaleTimeString() : "";
+              const line = `Live update ${count}${time ? ` · ${time}` : ""} · ${update.response?.codeName ?? ""}`;
+              this.view.card.replaceChildren(
+                drawCard(answer.layouts?.[0], {
+                  appName: this.appName, stage: "LIVE", response: update.response,
+                  hostedViewContext: this.display.hostedViewContext, labels: this.labels, live: line,
+                }),
+              );
+              status.textContent = `Following ${target.intent.intentClass}: ${count} update${count === 1 ? "" : "s"}`;
+              live.dataset.updates = String(count);
+            }
+            status.textContent = `Live updates ended after ${count} update${count === 1 ? "" : "s"}.`;
+            live.dataset.state = "ended";
+          } catch (error) {
+            if (error?.name === "AbortError") {
+              status.textContent = `Stopped following after ${count} update${count === 1 ? "" : "s"}.`;
+              live.dataset.state = "stopped";
+            } else {
+              status.textContent = `Live updates failed after ${count} update${count === 1 ? "" : "s"}.`;
+              live.dataset.state = "failed";
+              this.view.showError(error);
+            }
+          } finally {
+            stopButton.remove();
+            live.querySelector(".live-dot")?.remove();
+          }
+        }
+      }
+      """#
+    ),
+    "icon.svg": (
+      contentType: "image/svg+xml",
+      text: ##"""
+      <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><!-- IntentMesh's page icon -->
+        <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#ff5fa2"/><stop offset="1" stop-color="#7b5cff"/></linearGradient></defs>
+        <rect width="32" height="32" rx="8" fill="url(#g)"/>
+        <path d="M16 5 L27 16 L16 27 L5 16 Z" fill="none" stroke="#fff" stroke-width="2.5"/>
+        <circle cx="16" cy="16" r="3.5" fill="#fff"/>
+      </svg>
+      """##
+    ),
     "index.html": (
       contentType: "text/html; charset=utf-8",
       text: #"""
       <!doctype html>
+      <!-- IntentMesh's web app: talk to the apps behind the gateway as Siri would, and see the cards Siri
+           would show. Served by the gateway at / (scripts/generate-web embeds this folder). -->
       <html lang="en">
-      <head><meta charset="utf-8"><title>IntentMesh</title></head>
-      <body><h1>IntentMesh</h1></body>
+      <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>IntentMesh</title>
+        <link rel="icon" href="icon.svg" type="image/svg+xml">
+        <link rel="stylesheet" href="style.css">
+        <script type="module" src="app.js"></script>
+      </head>
+      <body>
+        <header class="top-bar">
+          <h1><span class="logo" aria-hidden="true">◆</span> IntentMesh <span class="subtitle">what Siri would show</span></h1>
+          <section class="account" aria-labelledby="account-title">
+            <h2 id="account-title" class="visually-hidden">Account</h2>
+            <p id="signed-in-as" data-test="signed-in-as" aria-live="polite">Not signed in</p>
+            <form id="sign-in-form" class="inline-form">
+              <label for="sign-in-user">User</label>
+              <input id="sign-in-user" name="user" type="text" value="diana" autocomplete="username" required>
+              <button id="sign-in" type="submit">Sign in</button>
+            </form>
+            <details class="paste-token">
+              <summary>Paste a token</summary>
+              <form id="token-form" class="inline-form">
+                <label for="token-input">Bearer token (JWT)</label>
+                <input id="token-input" name="token" type="text" autocomplete="off" spellcheck="false">
+                <button id="use-token" type="submit">Use token</button>
+              </form>
+            </details>
+            <button id="sign-out" type="button" hidden>Sign out</button>
+          </section>
+        </header>
+
+        <p id="error" class="error" role="alert" data-test="error" hidden></p>
+
+        <main class="columns">
+          <section class="panel" aria-labelledby="intent-title">
+            <h2 id="intent-title">Ask</h2>
+            <form id="intent-form">
+              <div class="field">
+                <label for="app-select">App</label>
+                <select id="app-select" name="app"></select>
+                <small id="app-summary" class="hint"></small>
+              </div>
+              <div class="field">
+                <label for="intent-select">Intent</label>
+                <select id="intent-select" name="intent" aria-describedby="intent-summary"></select>
+                <small id="intent-summary" class="hint"></small>
+              </div>
+              <div id="custom-intent" hidden>
+                <div class="field">
+                  <label for="custom-class">Intent class</label>
+                  <input id="custom-class" name="intentClass" type="text" autocomplete="off" placeholder="e.g. INSendMessageIntent">
+                </div>
+                <div class="field">
+                  <label for="custom-payload">Payload (JSON, optional)</label>
+                  <textarea id="custom-payload" name="payload" rows="4" spellcheck="false"
+                    placeholder='{"@type": "type.googleapis.com/intentmesh.messaging.v1.SendMessageIntent", "content": "hi"}'></textarea>
+                </div>
+              </div>
+              <fieldset id="parameters"><legend>Parameters</legend></fieldset>
+              <fieldset class="device">
+                <legend>Device</legend>
+                <div class="field checkbox">
+                  <input id="device-locked" name="locked" type="checkbox">
+                  <label for="device-locked">Device locked</label>
+                </div>
+                <div class="field">
+                  <label for="time-zone">Time zone</label>
+                  <input id="time-zone" name="timeZone" type="text" autocomplete="off">
+                </div>
+                <div class="field">
+                  <label for="display-mode">Display</label>
+                  <select id="display-mode" name="display">
+                    <option value="siri-snippet">Siri snippet (up to 375 × 640)</option>
+                    <option value="maps-card">Maps card (up to 320 × 480)</option>
+                  </select>
+                </div>
+              </fieldset>
+              <button id="start" class="primary" type="submit">Ask Siri</button>
+            </form>
+          </section>
+
+          <section id="conversation" class="panel" aria-labelledby="conversation-title">
+            <h2 id="conversation-title">Conversation</h2>
+            <ol id="transcript" class="transcript" aria-live="polite"></ol>
+            <div id="card" class="card-area"></div>
+            <p id="live" class="live" data-test="live" aria-live="polite" hidden></p>
+            <div id="ask" class="ask"></div>
+          </section>
+        </main>
+      </body>
       </html>
       """#
-    )
+    ),
+    "layout.js": (
+      contentType: "text/javascript; charset=utf-8",
+      text: #"""
+      // Draws an interaction's layout (intentmesh.gateway.v1.InteractionLayout) as a Siri card: the app's
+      // name, the sections the app drew (its declarative intentmesh.v1.View: stacks, text, rows, images,
+      // maps) at the size the gateway gave them, and the host's default sections (parameter display values).
+
+      /** Makes an element with classes, attributes and children (strings become text). */
+      export function element(tag, { className, attributes = {}, children = [] } = {}) {
+        const made = document.createElement(tag);
+        if (className) made.className = className;
+        for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, value);
+        made.append(...children.filter((child) => child !== null && child !== undefined));
+        return made;
+      }
+
+      const SVG = "http://www.w3.org/2000/svg";
+
+      function svgElement(tag, attributes = {}, text) {
+        const made = document.createElementNS(SVG, tag);
+        for (const [name, value] of Object.entries(attributes)) made.setAttribute(name, String(value));
+        if (text !== undefined) made.textContent = text;
+        return made;
+      }
+
+      /** A data: URL of an intentmesh.v1.Image (bytes arrive base64 in JSON); null when it has none. */
+      export function imageSource(image) {
+        if (image?.data) return `data:${image.contentType || "image/png"};base64,${image.data}`;
+        if (image?.url?.startsWith("data:")) return image.url;
+        return null; // The page's CSP allows no other image origin.
+      }
+
+      function drawImage(node) {
+        const { image = {}, size = {} } = node.image;
+        const source = imageSource(image);
+        if (!source) return element("p", { className: "view-missing", children: ["(image not included)"] });
+        const drawn = element("img", {
+          className: "view-image",
+          attributes: { src: source, alt: node.parameterKeyPath ? `Image: ${node.parameterKeyPath}` : "Image" },
+        });
+        const width = size.width || image.width;
+        const height = size.height || image.height;
+        if (width) drawn.style.width = `${width}px`;
+        if (height) drawn.style.height = `${height}px`;
+        return drawn;
+      }
+
+      /**
+       * A map around `center` with one pin per annotation (a Placemark with a location), drawn as SVG:
+       * the page loads no map tiles. "Your ride" is the vehicle.
+       */
+      function drawMap(node) {
+        const { center = {}, annotations = [] } = node.map;
+        const pins = annotations.filter((pin) => pin.location);
+        const points = [center, ...pins.map((pin) => pin.location)].map((at) => ({
+          latitude: at.latitude ?? 0, longitude: at.longitude ?? 0,
+        }));
+        const width = 340;
+        const height = 170;
+        const margin = 28;
+        const latitudes = points.map((point) => point.latitude);
+        const longitudes = points.map((point) => point.longitude);
+        const scaleX = Math.cos((((Math.min(...latitudes) + Math.max(...latitudes)) / 2) * Math.PI) / 180);
+        const spanX = Math.max((Math.max(...longitudes) - Math.min(...longitudes)) * scaleX, 0.002);
+        const spanY = Math.max(Math.max(...latitudes) - Math.min(...latitudes), 0.002);
+        const scale = Math.min((width - 2 * margin) / spanX, (height - 2 * margin) / spanY);
+        const middleX = ((Math.min(...longitudes) + Math.max(...longitudes)) / 2) * scaleX;
+        const middleY = (Math.min(...latitudes) + Math.max(...latitudes)) / 2;
+        const project = (at) => ({
+          x: width / 2 + ((at.longitude ?? 0) * scaleX - middleX) * scale,
+          y: height / 2 - ((at.latitude ?? 0) - middleY) * scale,
+        });
+        const names = pins.map((pin) => pin.name || `${pin.location.latitude}, ${pin.location.longitude}`);
+        const map = svgElement("svg", {
+          class: "view-map", viewBox: `0 0 ${width} ${height}`, role: "img",
+          "aria-label": `Map: ${names.join(", ") || "no places"}`,
+        });
+        map.append(svgElement("rect", { class: "map-land", x: 0, y: 0, width, height }));
+        for (let step = 1; step < 6; step += 1) {
+          map.append(svgElement("line", { class: "map-street", x1: (width * step) / 6, y1: 0, x2: (width * step) / 6, y2: height }));
+          map.append(svgElement("line", { class: "map-street", x1: 0, y1: (height * step) / 4, x2: width, y2: (height * step) / 4 }));
+        }
+        const places = pins.filter((pin) => pin.name !== "Your ride");
+        if (places.length >= 2) {
+          const [from, to] = places.map((pin) => project(pin.location));
+          map.append(svgElement("line", { class: "map-route", x1: from.x, y1: from.y, x2: to.x, y2: to.y }));
+        }
+        pins.forEach((pin, index) => {
+          const at = project(pin.location);
+          const isVehicle = pin.name === "Your ride";
+          const group = svgElement("g", { class: isVehicle ? "map-pin map-vehicle" : "map-pin", "data-test": "map-pin" });
+          group.append(svgElement("circle", { cx: at.x, cy: at.y, r: isVehicle ? 7 : 6 }));
+          const labelBelow = isVehicle ? at.y < height - 24 : at.y < 24;
+          const anchor = at.x > width * 0.7 ? "end" : at.x < width * 0.3 ? "start" : "middle";
+          group.append(svgElement("text", { x: at.x, y: labelBelow ? at.y + 20 : at.y - 11, "text-anchor": anchor }, names[index]));
+          map.append(group);
+        });
+        return map;
+      }
+
+      /** One node of a declarative view. */
+      export function drawNode(node) {
+        if (!node) return null;
+        let drawn;
+        if (node.stack) {
+          const horizontal = node.stack.axis === "AXIS_HORIZONTAL";
+          drawn = element("div", {
+            className: `view-stack ${horizontal ? "horizontal" : "vertical"}`,
+            children: (node.stack.children ?? []).map(drawNode),
+          });
+        } else if (node.text) {
+          drawn = element("p", { className: "view-text", children: [node.text.text ?? ""] });
+        } else if (node.row) {
+          drawn = element("div", {
+            className: "view-row",
+            children: [
+              element("span", { className: "view-row-label", children: [node.row.label ?? ""] }),
+              element("span", { className: "view-row-value", children: [node.row.value ?? ""] }),
+            ],
+          });
+        } else if (node.image) {
+          drawn = drawImage(node);
+        } else if (node.map) {
+          drawn = element("div", { className: "view-map-frame", children: [drawMap(node)] });
+        } else {
+          return null;
+        }
+        if (node.role) {
+          drawn.dataset.role = node.role;
+          drawn.classList.add(`role-${node.role.replace(/[^A-Za-z0-9_-]/g, "")}`);
+        }
+        if (node.parameterKeyPath) drawn.dataset.parameter = node.parameterKeyPath;
+        return drawn;
+      }
+
+      function sizeText(size = {}) {
+        return `${Math.round(size.width ?? 0)}×${Math.round(size.height ?? 0)}`;
+      }
+
+      /** A section the app drew: its view at the size the gateway clamped to the display. */
+      function drawAppSection(section) {
+        const view = section.view ?? {};
+        const drawn = element("section", {
+          className: "card-section app-section",
+          attributes: {
+            "data-test": "app-section", "data-view-kind": view.kind ?? "",
+            "aria-label": `${view.kind || "app view"}, ${sizeText(section.size)}`,
+            title: `${view.kind} · ${sizeText(section.size)} pt`,
+          },
+          children: [drawNode(view.root)],
+        });
+        if (section.size?.width) drawn.style.width = `${section.size.width}px`;
+        if (section.size?.height) drawn.style.minHeight = `${section.size.height}px`;
+        return drawn;
+      }
+
+      /** A label for a parameter no declaration labels: "rideStatus.pickupLocation" → "Pickup location". */
+      export function labelOfKeyPath(keyPath) {
+        const words = keyPath.split(".").pop().replace(/\[\d+\]$/, "").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
+        return words.charAt(0).toUpperCase() + words.slice(1);
+      }
+
+      /** A section the host draws: each parameter's label and display text. */
+      function drawDefaultSection(section, labels) {
+        const list = element("dl", { className: "default-values" });
+        for (const shown of section.displayValues ?? []) {
+          const keyPath = shown.parameter?.keyPath ?? "";
+          list.append(
+            element("div", {
+              className: "default-value",
+              attributes: { "data-parameter": keyPath },
+              children: [
+                element("dt", { attributes: { title: keyPath }, children: [shown.label || labels.get(keyPath) || labelOfKeyPath(keyPath)] }),
+                element("dd", { children: [shown.displayText || "—"] }),
+              ],
+            }),
+          );
+        }
+        return element("section", {
+          className: "card-section default-section", attributes: { "data-test": "default-section" }, children: [list],
+        });
+      }
+
+      /** Every image (an intentmesh.v1.Image with bytes) inside a response payload, e.g. UnicornChat's QR code. */
+      export function imagesIn(value, found = []) {
+        if (Array.isArray(value)) value.forEach((item) => imagesIn(item, found));
+        else if (value && typeof value === "object") {
+          if (typeof value.contentType === "string" && value.contentType.startsWith("image/") && value.data) found.push(value);
+          else Object.values(value).forEach((item) => imagesIn(item, found));
+        }
+        return found;
+      }
+
+      const STAGE_TEXT = {
+        STAGE_NEEDS_CONFIRMATION: "Confirm", STAGE_DONE: "Done", STAGE_FAILED: "Failed", LIVE: "Live",
+      };
+
+      /**
+       * The card of a layout. `card` says what goes around it: the app name, the stage, the response
+       * (its code name is shown), the hosted view context ("HOSTED_VIEW_CONTEXT_MAPS_CARD" or the Siri
+       * snippet), the intent's parameter labels, and `live` (a line saying where live updates stand).
+       */
+      export function drawCard(layout, card) {
+        const { appName, stage, response, hostedViewContext, labels = new Map(), live } = card;
+        const isMapsCard = hostedViewContext === "HOSTED_VIEW_CONTEXT_MAPS_CARD";
+        const name = layout?.appName || appName || "App";
+        const header = element("header", {
+          className: "card-header",
+          children: [
+            element("span", { className: "app-icon", attributes: { "aria-hidden": "true" }, children: [name.slice(0, 1)] }),
+            element("h3", { className: "app-name", attributes: { "data-test": "app-name" }, children: [name] }),
+            stage ? element("span", { className: `stage stage-${stage}`, attributes: { "data-test": "stage" }, children: [STAGE_TEXT[stage] ?? stage] }) : null,
+            response?.codeName
+              ? element("span", { className: "response-code", attributes: { "data-test": "response-code", title: `${response.intentClass} code ${response.code ?? 0}` }, children: [response.codeName] })
+              : null,
+          ],
+        });
+        const sections = (layout?.sections ?? []).map((section) =>
+          section.kind === "KIND_APP" ? drawAppSection(section) : drawDefaultSection(section, labels),
+        );
+        const drawnImages = new Set(imagesIn(layout).map((image) => image.data));
+        const images = imagesIn(response?.payload).filter((image) => !drawnImages.has(image.data)).map((image) =>
+          element("figure", {
+            className: "card-section response-image", attributes: { "data-test": "response-image" },
+            children: [
+              element("img", { attributes: { src: imageSource(image), alt: "Image in the response" } }),
+              element("figcaption", { children: ["In the response"] }),
+            ],
+          }),
+        );
+        const userInfo = Object.entries(response?.userActivity?.userInfo ?? {});
+        const failure = stage === "STAGE_FAILED" && userInfo.length
+          ? element("dl", {
+            className: "card-section user-info", attributes: { "data-test": "user-info" },
+            children: userInfo.map(([key, value]) => element("div", { className: "default-value", children: [element("dt", { children: [key] }), element("dd", { children: [value] })] })),
+          })
+          : null;
+        return element("article", {
+          className: `card ${isMapsCard ? "maps-card" : "siri-snippet"}`,
+          attributes: {
+            id: "result-card", "data-test": "card", "data-stage": stage ?? "", "data-app": name,
+            "aria-label": `${name} card`,
+          },
+          children: [
+            header, ...sections, ...images, failure,
+            live ? element("p", { className: "card-live", attributes: { "data-test": "card-live", "aria-live": "polite" }, children: [live] }) : null,
+          ],
+        });
+      }
+      """#
+    ),
+    "payload.js": (
+      contentType: "text/javascript; charset=utf-8",
+      text: #"""
+      // An intent's payload as proto3 JSON (an Any: {"@type": …, fields}), and the values the user types
+      // for its parameters, built as the CLI builds them (Sources/IntentMeshCLI/Support/PayloadEditor.swift).
+
+      const TYPE_URL_PREFIX = "type.googleapis.com/";
+
+      /** An empty payload of the protobuf message `payloadType`, e.g. "intentmesh.messaging.v1.SendMessageIntent". */
+      export function emptyPayload(payloadType) {
+        return { "@type": TYPE_URL_PREFIX + payloadType };
+      }
+
+      /** The full protobuf name in an Any's "@type". */
+      export function typeName(any) {
+        return String(any?.["@type"] ?? "").split("/").pop();
+      }
+
+      /** "85 USD", "USD 85.50", "85.5" (USD) → a CurrencyAmount in JSON, exactly (no floating point). */
+      export function currencyAmount(text) {
+        const parts = text.trim().split(/\s+/);
+        const currencyCode = (parts.find((part) => /^[A-Za-z]{3}$/.test(part)) ?? "USD").toUpperCase();
+        const number = parts.find((part) => /^-?\d+(\.\d*)?$/.test(part));
+        if (number === undefined) throw new Error(`"${text}" is not an amount such as "85 USD"`);
+        const [whole, fraction = ""] = number.split(".");
+        const digits = Number((fraction.slice(0, 9)).padEnd(9, "0"));
+        const nanos = number.startsWith("-") ? -digits : digits;
+        return { currencyCode, units: String(BigInt(whole)), nanos };
+      }
+
+      /** The JSON value of what the user typed for a parameter of `valueType`; JSON ({…} or […]) is taken as is. */
+      export function valueFromText(text, valueType) {
+        const trimmed = text.trim();
+        if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+          try {
+            return JSON.parse(trimmed);
+          } catch (error) {
+            throw new Error(`"${trimmed}" is not JSON: ${error.message}`);
+          }
+        }
+        switch (valueType) {
+          case "intentmesh.v1.Person": return { displayName: trimmed };
+          case "intentmesh.v1.SpeakableString": return { spokenPhrase: trimmed };
+          case "intentmesh.v1.Placemark": return { name: trimmed };
+          case "intentmesh.v1.CurrencyAmount": return currencyAmount(trimmed);
+          case "google.protobuf.Int32Value": return /^-?\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+          case "google.protobuf.DoubleValue": return trimmed !== "" && !Number.isNaN(Number(trimmed)) ? Number(trimmed) : trimmed;
+          case "google.protobuf.BoolValue": return ["yes", "true", "1", "y"].includes(trimmed.toLowerCase());
+          default: return trimmed;
+        }
+      }
+
+      /** The value of an offered option (a disambiguation choice): without "@type"; a wrapper's plain value. */
+      export function optionValue(any) {
+        if (any === null || typeof any !== "object") return any;
+        const { "@type": type, ...fields } = any;
+        if (typeName({ "@type": type }).startsWith("google.protobuf.") && "value" in fields) return fields.value;
+        return fields;
+      }
+
+      /**
+       * A copy of `payload` with `keyPath` set to `value`. Array parameters: the element at `index` is
+       * replaced, or the value is appended; `replacing` makes the array just this value.
+       */
+      export function withParameter(payload, keyPath, value, { isArray = false, index = null, replacing = false } = {}) {
+        const copy = structuredClone(payload);
+        if (!isArray) {
+          copy[keyPath] = value;
+          return copy;
+        }
+        const values = replacing || !Array.isArray(copy[keyPath]) ? [] : copy[keyPath];
+        if (index !== null && index < values.length) values[index] = value;
+        else values.push(value);
+        copy[keyPath] = values;
+        return copy;
+      }
+
+      /** Short words for the form: what a parameter of `valueType` takes, and an example. */
+      export function inputHint(valueType) {
+        const hints = {
+          "intentmesh.v1.Person": ["a person's name", "Diana"],
+          "intentmesh.v1.SpeakableString": ["a name or phrase", ""],
+          "intentmesh.v1.Placemark": ["a place", "300 Post Street"],
+          "intentmesh.v1.CurrencyAmount": ["an amount and currency", "5 USD"],
+          "google.protobuf.StringValue": ["text", ""],
+          "google.protobuf.Int32Value": ["a number", ""],
+          "google.protobuf.DoubleValue": ["a number", ""],
+          "google.protobuf.BoolValue": ["yes or no", ""],
+        };
+        return hints[valueType] ?? [`JSON of ${valueType.split(".").pop()}`, "{…}"];
+      }
+      """#
+    ),
+    "style.css": (
+      contentType: "text/css; charset=utf-8",
+      text: #"""
+      /* The web app's look: a form on the left, the conversation and Siri's card on the right. Cards
+         follow the hosted view context: a Siri snippet (rounded, on Siri's dark backdrop) or a Maps card. */
+
+      :root {
+        --ink: #1c1c1e;
+        --muted: #5f6368;
+        --line: #d9dce1;
+        --panel: #ffffff;
+        --page: #f3f4f7;
+        --accent: #5b3df5;
+        --accent-ink: #ffffff;
+        --bubble: #1f7cf6;
+        --error: #b3261e;
+        --error-bg: #fdecea;
+        --radius: 14px;
+        font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", sans-serif;
+        color: var(--ink);
+        background: var(--page);
+        line-height: 1.4;
+      }
+
+      * { box-sizing: border-box; }
+
+      body { margin: 0; }
+
+      .visually-hidden {
+        position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap;
+      }
+
+      [hidden] { display: none !important; }
+
+      h1, h2, h3 { margin: 0; }
+
+      button, input, select, textarea { font: inherit; }
+
+      input, select, textarea {
+        border: 1px solid var(--line); border-radius: 8px; padding: 6px 10px; background: #fff; color: var(--ink);
+        min-width: 0;
+      }
+
+      input:focus-visible, select:focus-visible, textarea:focus-visible, button:focus-visible, summary:focus-visible {
+        outline: 3px solid color-mix(in srgb, var(--accent) 45%, transparent); outline-offset: 1px;
+      }
+
+      button {
+        border: 1px solid var(--line); border-radius: 999px; padding: 6px 16px; background: #fff; color: var(--ink);
+        cursor: pointer;
+      }
+
+      button:hover { border-color: var(--accent); }
+
+      button:disabled { opacity: 0.5; cursor: progress; }
+
+      button.primary { background: var(--accent); border-color: var(--accent); color: var(--accent-ink); font-weight: 600; }
+
+      code { font-family: ui-monospace, "SF Mono", Menlo, Consolas, monospace; font-size: 0.85em; color: var(--muted); }
+
+      /* The bar at the top: name and account. */
+
+      .top-bar {
+        display: flex; flex-wrap: wrap; align-items: center; justify-content: space-between; gap: 12px;
+        padding: 12px 24px; background: #14111f; color: #fff;
+      }
+
+      .top-bar h1 { font-size: 1.25rem; display: flex; align-items: baseline; gap: 8px; }
+
+      .logo { color: #c9b8ff; }
+
+      .subtitle { font-size: 0.9rem; font-weight: 400; color: #b9b4cc; }
+
+      .account { display: flex; flex-wrap: wrap; align-items: center; gap: 12px; }
+
+      .account p { margin: 0; }
+
+      .account strong { color: #fff; }
+
+      #signed-in-as { color: #d9d4ea; }
+
+      .inline-form { display: flex; align-items: center; gap: 6px; }
+
+      .inline-form label { font-size: 0.85rem; color: #d9d4ea; }
+
+      .inline-form input { width: 10rem; }
+
+      .paste-token summary { cursor: pointer; font-size: 0.9rem; color: #d9d4ea; }
+
+      .paste-token[open] { display: flex; align-items: center; gap: 8px; }
+
+      .paste-token input { width: 14rem; }
+
+      /* Errors. */
+
+      .error {
+        margin: 12px 24px 0; padding: 10px 14px; border-radius: 10px; border: 1px solid var(--error);
+        background: var(--error-bg); color: var(--error); font-weight: 600; overflow-wrap: anywhere;
+      }
+
+      /* The two columns. */
+
+      .columns {
+        display: grid; grid-template-columns: minmax(300px, 420px) minmax(0, 1fr); gap: 20px; padding: 20px 24px;
+        align-items: start;
+      }
+
+      @media (max-width: 820px) { .columns { grid-template-columns: 1fr; } }
+
+      .panel {
+        background: var(--panel); border: 1px solid var(--line); border-radius: var(--radius); padding: 16px 18px;
+        display: flex; flex-direction: column; gap: 12px;
+      }
+
+      .panel h2 { font-size: 1.05rem; }
+
+      #intent-form { display: flex; flex-direction: column; gap: 12px; }
+
+      .field { display: flex; flex-direction: column; gap: 4px; }
+
+      .field label { font-weight: 600; font-size: 0.92rem; }
+
+      .field.checkbox { flex-direction: row; align-items: center; gap: 8px; }
+
+      .hint { color: var(--muted); font-size: 0.8rem; }
+
+      fieldset { border: 1px solid var(--line); border-radius: 10px; padding: 10px 12px 12px; margin: 0; display: flex; flex-direction: column; gap: 10px; }
+
+      legend { font-weight: 700; font-size: 0.85rem; color: var(--muted); padding: 0 4px; text-transform: uppercase; letter-spacing: 0.04em; }
+
+      #start { align-self: flex-start; }
+
+      /* The conversation. */
+
+      .transcript { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }
+
+      .transcript:empty::before { content: "Pick an intent and ask Siri."; color: var(--muted); }
+
+      .utterance { display: flex; flex-direction: column; max-width: 80%; padding: 6px 12px; border-radius: 14px; }
+
+      .utterance .speaker { font-size: 0.72rem; font-weight: 700; text-transform: uppercase; letter-spacing: 0.04em; opacity: 0.75; }
+
+      .from-app { align-self: flex-start; background: #eeeaff; }
+
+      .from-user { align-self: flex-end; background: #e8f1ff; text-align: right; }
+
+      .ask { display: flex; flex-direction: column; gap: 8px; }
+
+      .ask:empty { display: none; }
+
+      .prompt { margin: 0; font-size: 1.15rem; font-weight: 600; }
+
+      .guess { color: var(--muted); font-weight: 400; }
+
+      .choices { display: flex; flex-wrap: wrap; gap: 8px; }
+
+      .answer { display: flex; gap: 8px; }
+
+      .answer input { flex: 1; }
+
+      .live { display: flex; align-items: center; gap: 10px; margin: 0; color: var(--muted); font-size: 0.9rem; }
+
+      .live-dot { width: 9px; height: 9px; border-radius: 50%; background: #e0245e; animation: pulse 1.2s infinite; }
+
+      @keyframes pulse { 50% { opacity: 0.25; } }
+
+      /* Siri's backdrop and cards. */
+
+      .card-area:empty { display: none; }
+
+      .card-area {
+        padding: 24px; border-radius: var(--radius); display: flex; justify-content: center;
+        background: linear-gradient(160deg, #1b1530 0%, #2c1f4d 45%, #0f2a3f 100%);
+      }
+
+      .card {
+        width: max-content; max-width: 100%; background: rgba(255, 255, 255, 0.97); color: var(--ink);
+        border-radius: 18px; overflow: hidden; box-shadow: 0 10px 30px rgba(0, 0, 0, 0.35);
+      }
+
+      .card.maps-card { border-radius: 12px 12px 0 0; border-top: 5px solid #2f80ed; }
+
+      .card.maps-card::before {
+        content: ""; display: block; width: 36px; height: 5px; margin: 6px auto 0; border-radius: 3px; background: #c7c7cc;
+      }
+
+      .card-header { display: flex; align-items: center; gap: 8px; padding: 10px 14px; border-bottom: 1px solid #ececf0; }
+
+      .app-icon {
+        width: 22px; height: 22px; border-radius: 6px; display: grid; place-items: center; font-size: 0.8rem; font-weight: 700;
+        color: #fff; background: linear-gradient(135deg, #ff5fa2, #7b5cff);
+      }
+
+      .app-name { font-size: 0.8rem; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); flex: 1; }
+
+      .stage, .response-code { font-size: 0.75rem; padding: 2px 8px; border-radius: 999px; background: #ececf0; color: var(--ink); }
+
+      .response-code { font-family: ui-monospace, Menlo, Consolas, monospace; }
+
+      .stage-STAGE_DONE { background: #dff5e3; color: #11652a; }
+
+      .stage-STAGE_FAILED { background: var(--error-bg); color: var(--error); }
+
+      .stage-STAGE_NEEDS_CONFIRMATION { background: #fff4d6; color: #7a5300; }
+
+      .stage-LIVE { background: #ffe0ea; color: #a4133c; }
+
+      .card-section { max-width: 100%; border-bottom: 1px solid #ececf0; }
+
+      .card-section:last-child { border-bottom: 0; }
+
+      .app-section { padding: 10px 14px; overflow: hidden; }
+
+      .default-section, .user-info { padding: 8px 14px; margin: 0; }
+
+      .default-values { margin: 0; display: flex; flex-direction: column; gap: 4px; }
+
+      .default-value { display: flex; justify-content: space-between; gap: 16px; }
+
+      .default-value dt { color: var(--muted); }
+
+      .default-value dd { margin: 0; text-align: right; font-weight: 500; }
+
+      .response-image { margin: 0; padding: 12px; text-align: center; }
+
+      .response-image img { width: 160px; height: 160px; image-rendering: pixelated; }
+
+      .response-image figcaption { color: var(--muted); font-size: 0.75rem; }
+
+      .card-live { margin: 0; padding: 6px 14px; font-size: 0.75rem; color: var(--muted); background: #f7f7f9; }
+
+      /* The declarative view's nodes, by role. */
+
+      .view-stack { display: flex; gap: 6px; }
+
+      .view-stack.vertical { flex-direction: column; }
+
+      .view-stack.horizontal { flex-direction: row; align-items: center; }
+
+      .view-text { margin: 0; overflow-wrap: anywhere; }
+
+      .view-row { display: flex; justify-content: space-between; gap: 16px; }
+
+      .view-row-label { color: var(--muted); }
+
+      .view-row-value { font-weight: 600; text-align: right; }
+
+      .view-image { display: block; margin: 0 auto; max-width: 100%; object-fit: contain; image-rendering: pixelated; }
+
+      .view-map-frame { border-radius: 10px; overflow: hidden; }
+
+      .view-map { display: block; width: 100%; height: auto; }
+
+      .map-land { fill: #eef3e6; }
+
+      .map-street { stroke: #ffffff; stroke-width: 3; }
+
+      .map-route { stroke: #7b5cff; stroke-width: 3; stroke-dasharray: 6 5; }
+
+      .map-pin circle { fill: #e0245e; stroke: #fff; stroke-width: 2; }
+
+      .map-pin.map-vehicle circle { fill: #2f80ed; }
+
+      .map-pin text { font-size: 11px; font-weight: 600; fill: #1c1c1e; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+
+      .role-title { font-size: 1.1rem; font-weight: 700; }
+
+      .role-header, .role-subheader { font-weight: 600; color: var(--muted); }
+
+      .role-subtitle, .role-caption { font-size: 0.8rem; color: var(--muted); }
+
+      .role-amount { font-size: 1.8rem; font-weight: 700; }
+
+      .role-status, .role-badge, .role-phase {
+        align-self: flex-start; font-size: 0.8rem; padding: 2px 10px; border-radius: 999px; background: #ececf0; font-weight: 600;
+      }
+
+      .role-fare { font-weight: 600; }
+
+      .role-pink { background: linear-gradient(135deg, #ffd6ea, #efe4ff); border-radius: 12px; padding: 10px 12px; }
+
+      .role-pink .role-badge { background: #ff5fa2; color: #fff; }
+
+      .role-pink .role-phase { background: #fff; }
+
+      .role-driver { font-weight: 600; }
+
+      .role-vehicle { color: var(--muted); }
+
+      [data-role^="bubble"] {
+        align-self: flex-start; max-width: 85%; padding: 8px 12px; border-radius: 18px; background: #e9e9eb;
+      }
+
+      [data-role^="bubble-outgoing"] { align-self: flex-end; background: var(--bubble); color: #fff; }
+
+      [data-role="bubble-outgoing-draft"] { background: #fff; color: var(--bubble); border: 2px dashed var(--bubble); }
+
+      .view-stack.vertical > .role-caption:last-child { align-self: flex-end; }
+      """#
+    ),
   ]
 }

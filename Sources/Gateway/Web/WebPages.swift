@@ -18,7 +18,8 @@ package struct WebPages: Sendable {
   struct Page: Equatable {
     var contentType: String
     var body: [UInt8]
-    var etag: String
+    /// nil for files read from --web-root: each load reads them afresh.
+    var etag: String?
   }
 
   static let contentTypes = [
@@ -44,7 +45,7 @@ package struct WebPages: Sendable {
       guard let data = try? Data(contentsOf: URL(fileURLWithPath: root).appendingPathComponent(name)) else {
         return nil
       }
-      return Page(contentType: type, body: [UInt8](data), etag: "\"dev-\(data.count)-\(data.hashValue)\"")
+      return Page(contentType: type, body: [UInt8](data), etag: nil)
     }
     guard let file = WebAssets.files[name] else { return nil }
     return Page(contentType: file.contentType, body: Array(file.text.utf8), etag: "\"\(WebAssets.version)\"")

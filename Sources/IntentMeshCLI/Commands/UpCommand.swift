@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import ServiceKit
 
 /// Every domain service and the gateway as separate processes on loopback, SQLite files in a data
 /// folder; a service that dies is started again (`Supervisor`); all stopped cleanly on Ctrl-C.
@@ -34,7 +35,7 @@ struct UpCommand: AsyncParsableCommand {
   var skipped: [String] = []
 
   /// Whether `host` is a loopback address: only then may the gateway sign development tokens.
-  static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) }
+  static func isLoopback(_ host: String) -> Bool { LoopbackHost.contains(host) }
 
   func run() async throws {
     let bin = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()

@@ -61,7 +61,9 @@ struct GatewaySession: Sendable {
     // A gateway that has just routed the domain may still be fetching its descriptors: a few tries.
     for attempt in 1...10 {
       let answers = try await ReflectionFetch.files(defining: [route.payloadType], over: client)
-      if let files = answers.first, !files.isEmpty { return ProtoJSONCodec(schema: ProtoSchema(files: files)) }
+      if let files = answers.first, !files.isEmpty {
+        return ProtoJSONCodec(schema: ProtoSchema(files: files), acceptsSpokenEnumNames: true)
+      }
       if attempt < 10 { try await Task.sleep(for: .milliseconds(300)) }
     }
     throw CLIError("the gateway's reflection does not describe \(route.payloadType) (is \(route.appName) up?)")

@@ -26,11 +26,18 @@ package enum JSONValue: Sendable, Equatable {
   package static func integer(_ value: some BinaryInteger) -> JSONValue { .number(String(value)) }
 
   /// A number from a Double: NaN and the infinities as proto3 JSON spells them (strings), integral
-  /// values without a fraction.
+  /// values without a fraction, -0 kept.
   package static func double(_ value: Double) -> JSONValue {
     if value.isNaN { return .string("NaN") }
     if value.isInfinite { return .string(value < 0 ? "-Infinity" : "Infinity") }
+    if value == 0 { return .number(value.sign == .minus ? "-0" : "0") }
     if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
+    return .number("\(value)")
+  }
+
+  /// A number from a Float, written with a Float's shortest digits (0.1, not 0.100000001).
+  package static func float(_ value: Float) -> JSONValue {
+    if value.isNaN || value.isInfinite || value == 0 || value == value.rounded() { return double(Double(value)) }
     return .number("\(value)")
   }
 

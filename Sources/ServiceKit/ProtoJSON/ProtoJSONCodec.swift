@@ -15,9 +15,14 @@ package struct ProtoJSONCodec: Sendable {
   package typealias FieldType = Google_Protobuf_FieldDescriptorProto.TypeEnum
 
   package let schema: ProtoSchema
+  /// Whether an enum case may also be named by its last words as people say them ("minute" for
+  /// WORKOUT_GOAL_UNIT_TYPE_MINUTE): for a person typing at the CLI, never for an API (a case added
+  /// later could make a name that worked ambiguous).
+  package let acceptsSpokenEnumNames: Bool
 
-  package init(schema: ProtoSchema) {
+  package init(schema: ProtoSchema, acceptsSpokenEnumNames: Bool = false) {
     self.schema = schema
+    self.acceptsSpokenEnumNames = acceptsSpokenEnumNames
   }
 
   static let wrappers: [String: FieldType] = [
@@ -180,6 +185,9 @@ package struct ProtoJSONCodec: Sendable {
   private func enumNumber(_ name: String, of typeName: String) throws(ProtoJSONError) -> Int32 {
     let cases = schema.enums[typeName]?.byName ?? [:]
     if let number = cases[name] { return number }
+    guard acceptsSpokenEnumNames else {
+      throw ProtoJSONError("\(name) is not a case of \(typeName): \(cases.keys.sorted().joined(separator: ", "))")
+    }
     let spoken = "_" + String(name.uppercased().map { $0 == " " ? "_" : $0 })
     let said = cases.filter { $0.key.hasSuffix(spoken) }
     guard said.count == 1, let number = said.first?.value else {
@@ -202,5 +210,6 @@ package struct ProtoJSONCodec: Sendable {
   /// Types whose JSON is not an object of their fields.
   static func isSpecial(_ type: String) -> Bool {
     wrappers[type] != nil || type == "google.protobuf.Timestamp" || type == "google.protobuf.Duration"
+      || type == "google.protobuf.Any"
   }
 }

@@ -91,7 +91,8 @@ struct GatewayHarness {
     // The web side (Connect, gRPC-Web) as the executable has it.
     let gatewayEndpoint = DomainEndpoint(host: "127.0.0.1", port: gateway.port)
     let web = WebServer(
-      directory: directory, reflection: reflection, cors: cors, maxMessageBytes: maxMessageBytes, logger: logger
+      directory: directory, reflection: reflection, cors: cors, maxMessageBytes: maxMessageBytes,
+      deadline: router.deadline, requestTimeout: limits.handshakeTimeout, logger: logger
     ) { gatewayEndpoint }
     let webTask = Task { try await web.run() }
     defer { webTask.cancel() }

@@ -160,4 +160,50 @@ struct ProtoJSONCodecTests {
     #expect(
       Self.codec.schema.methods["/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"]?.clientStreaming == true)
   }
+
+  @Test("Anys nested deeper than 100 are refused, not a stack overflow; 50 are read")
+  func nesting() throws {
+    // Built by hand: swift-protobuf sizes a nested Any once per level above it, exponentially.
+    func lengthDelimited(_ field: UInt8, _ body: [UInt8]) -> [UInt8] {
+      var length: [UInt8] = []
+      var rest = body.count
+      while rest >= 0x80 {
+        length.append(UInt8(rest & 0x7F) | 0x80)
+        rest >>= 7
+      }
+      return [field << 3 | 2] + length + [UInt8(rest)] + body
+    }
+    func nested(_ depth: Int) throws -> [UInt8] {
+      var any =
+        lengthDelimited(1, Array("type.googleapis.com/google.protobuf.StringValue".utf8))
+        + lengthDelimited(2, lengthDelimited(1, Array("core".utf8)))
+      for _ in 0..<depth {
+        any = lengthDelimited(1, Array("type.googleapis.com/google.protobuf.Any".utf8)) + lengthDelimited(2, any)
+      }
+      return any
+    }
+    #expect(throws: ProtoJSONError.self) { try Self.codec.decode(try nested(300), as: "google.protobuf.Any") }
+    #expect((try? Self.codec.decode(try nested(50), as: "google.protobuf.Any")) != nil)
+  }
+
+  @Test("a map entry without a value is the value type's default; floats keep their own digits; -0 stays -0")
+  func defaults() throws {
+    // UserActivity.user_info is map<string, string>: an entry with a key and no value.
+    let entry: [UInt8] = [0x0A, 0x01, 0x6B]  // key "k"
+    let activity: [UInt8] = [0x12, UInt8(entry.count)] + entry
+    #expect(
+      try Self.codec.decode(activity, as: "intentmesh.v1.UserActivity")["userInfo"] == .object([("k", .string(""))]))
+    #expect(JSONValue.float(0.1).text == "0.1")
+    #expect(JSONValue.double(-0.0).text == "-0")
+    #expect(JSONValue.double(2.5).text == "2.5")
+  }
+
+  @Test("enum cases by their last words only when asked for (the CLI), never for the API")
+  func spokenEnumNames() throws {
+    let json = try JSONReader.read(#"{"personHandle":{"type":"email address"}}"#)
+    #expect(throws: ProtoJSONError.self) { try Self.codec.encode(json, as: "intentmesh.v1.Person") }
+    let lenient = ProtoJSONCodec(schema: Self.codec.schema, acceptsSpokenEnumNames: true)
+    let person = try Intentmesh_V1_Person(serializedBytes: try lenient.encode(json, as: "intentmesh.v1.Person"))
+    #expect(person.personHandle.type == .emailAddress)
+  }
 }
