@@ -62,11 +62,14 @@ final class ConnectUpstream: Sendable {
 
   /// The client a call to `path` goes over.
   private func client(for path: String) throws -> GRPCClient<HTTP2ClientTransport.Posix> {
-    guard let replicas = directory.table.appServiceReplicas(path: path), !replicas.isEmpty else { return gateway }
-    let endpoint = directory.choose(among: replicas)
-    guard directory.health(of: endpoint) == "SERVING", let connection = directory.connection(for: endpoint) else {
-      throw RPCError(code: .unavailable, message: "\(path): no domain serving it is reachable now; try again")
+    switch directory.appServiceRoute(path: path) {
+    case nil:
+      return gateway
+    case .domain(let endpoint)?:
+      if let connection = directory.connection(for: endpoint) { return connection.client }
+      fallthrough
+    case .unavailable?:
+      throw RPCError(code: .unavailable, message: DomainDirectory.appServiceUnavailable(path: path))
     }
-    return connection.client
   }
 }

@@ -65,20 +65,6 @@ package struct RelayRouter: Sendable {
     return endpoint
   }
 
-  /// Where a call to a domain's app-side service goes: `.domain` to a serving replica, nil when
-  /// `path` names no app service (the gateway's server answers it), `.unavailable` when no
-  /// replica serves it now.
-  func appServiceRoute(path: String) -> AppServiceRoute? {
-    guard let replicas = directory.table.appServiceReplicas(path: path), !replicas.isEmpty else { return nil }
-    let endpoint = directory.choose(among: replicas)
-    return directory.health(of: endpoint) == "SERVING" ? .domain(endpoint) : .unavailable
-  }
-
-  enum AppServiceRoute: Equatable {
-    case domain(DomainEndpoint)
-    case unavailable
-  }
-
   /// The request headers as the domain gets them: the caller's deadline capped (or the default
   /// when it set none; a live-update stream keeps the caller's), and a request id. Both change
   /// from call to call, so they are sent without HPACK indexing: indexed, they would fill the

@@ -55,7 +55,7 @@ final class RelayedCall {
       if machine.requestEnded { open(to: .gatewayServer) }
       return
     }
-    switch router.appServiceRoute(path: path) {
+    switch router.directory.appServiceRoute(path: path) {
     case .domain(let domain): open(to: .domain(domain))
     case .unavailable: refuse(.domainUnavailable)
     case nil: open(to: .gatewayServer)
@@ -189,7 +189,7 @@ final class RelayedCall {
     case .headerListTooLarge(let size, let limit):
       "the request's header list is \(size) bytes; the upstream takes at most \(limit)"
     case .domainUnavailable:
-      "\(path): no domain serving it is reachable now; try again"
+      DomainDirectory.appServiceUnavailable(path: path)
     }
   }
 
