@@ -138,7 +138,8 @@ let package = Package(
       name: "ServiceKit",
       dependencies: [
         "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
-        serviceLifecycle, nioCore, nioPosix, nioHTTP1, prometheus, jwtKit, crypto, httpClient, argumentParser, nioSSL,
+        serviceLifecycle, nioCore, nioPosix, nioHTTP1, nioHTTP2, nioHPACK, prometheus, jwtKit, crypto, httpClient,
+        argumentParser, nioSSL,
       ],
       swiftSettings: strictSettings
     ),
@@ -273,7 +274,8 @@ let package = Package(
       name: "IntentsKitTests",
       dependencies: [
         "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos", "MessagingProtos",
-        crypto, .product(name: "CryptoExtras", package: "swift-crypto"),
+        crypto, .product(name: "CryptoExtras", package: "swift-crypto"), nioCore, nioHTTP2, nioHPACK,
+        .product(name: "NIOEmbedded", package: "swift-nio"),
         grpcCore,
         grpcInProcess,
         swiftProtobuf,

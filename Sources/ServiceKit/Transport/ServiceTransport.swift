@@ -1,10 +1,12 @@
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
+internal import NIOCore
 
 /// The HTTP/2 transport every IntentMesh server listens with: plaintext (or TLS) on the given address, a
 /// request size cap, and gzip / deflate accepted. The configured message limit is enforced by
 /// `MessageSizeInterceptor`, which answers RESOURCE_EXHAUSTED; the transport's own cap sits above it
-/// and only stops messages far too large to buffer (the transport resets those streams).
+/// and only stops messages far too large to buffer (the transport resets those streams). Every stream
+/// starts with `IncompleteMessageHandler`, so a cut-short request gets a status that says so.
 package enum ServiceTransport {
   /// The transport's cap for a configured message limit: 64 MiB, or the limit when it is larger.
   package static func transportCap(for maxRequestMessageBytes: Int) -> Int {
@@ -26,6 +28,13 @@ package enum ServiceTransport {
       // A connection with no call for this long gets GOAWAY and is closed (the gateway's relay
       // closes idle client connections after the same default).
       config.connection.maxIdleTime = idleTimeout
+      // A request whose last message END_STREAM cuts short is answered INTERNAL with a message that
+      // says so (the transport alone drops the partial bytes).
+      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
+        stream.eventLoop.makeCompletedFuture {
+          try stream.pipeline.syncOperations.addHandler(IncompleteMessageHandler(), position: .first)
+        }
+      }
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),

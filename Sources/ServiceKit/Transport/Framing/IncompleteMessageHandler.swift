@@ -1,0 +1,79 @@
+package import NIOCore
+package import NIOHPACK
+package import NIOHTTP2
+
+/// Answers a request whose last gRPC message END_STREAM cuts short with INTERNAL and a message that
+/// says so — gRPC's status for a request it cannot parse. Without it the transport drops the partial
+/// bytes: a unary method then fails with INTERNAL "Empty stream." and a streaming one ends OK, as if
+/// the client had sent nothing.
+///
+/// Sits first in each HTTP/2 stream's pipeline, before the transport's gRPC handler: it counts the
+/// request's framing (`RequestFraming`), watches whether the response has started, and on a cut-short
+/// request writes the status itself (trailers-only, or trailers after the response's headers), holds
+/// the END_STREAM back from the gRPC handler and drops what that handler writes afterwards; the stream
+/// then closes, which cancels the call.
+package final class IncompleteMessageHandler: ChannelDuplexHandler, RemovableChannelHandler {
+  package typealias InboundIn = HTTP2Frame.FramePayload
+  package typealias InboundOut = HTTP2Frame.FramePayload
+  package typealias OutboundIn = HTTP2Frame.FramePayload
+  package typealias OutboundOut = HTTP2Frame.FramePayload
+
+  /// The response as this handler has seen it written.
+  private enum Response {
+    case notStarted
+    case headersSent
+    /// The server's END_STREAM went out: whatever the request does now, the call is answered.
+    case ended
+    /// This handler answered a cut-short request; the gRPC handler's writes are dropped.
+    case answeredIncomplete
+  }
+
+  private var framing = RequestFraming()
+  private var response = Response.notStarted
+
+  package init() {}
+
+  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    let payload = unwrapInboundIn(data)
+    guard case .data(let frame) = payload else {
+      context.fireChannelRead(data)
+      return
+    }
+    if case .answeredIncomplete = response { return }
+    if case .byteBuffer(let bytes) = frame.data { framing.consume(bytes) }
+    if frame.endStream, let incomplete = framing.incompleteMessage, answer(incomplete, context: context) { return }
+    context.fireChannelRead(data)
+  }
+
+  package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    let payload = unwrapOutboundIn(data)
+    if case .answeredIncomplete = response {
+      promise?.fail(ChannelError.ioOnClosedChannel)
+      return
+    }
+    switch payload {
+    case .headers(let headers): response = headers.endStream ? .ended : .headersSent
+    case .data(let frame) where frame.endStream: response = .ended
+    default: break
+    }
+    context.write(data, promise: promise)
+  }
+
+  /// Writes the status for `incomplete`; false when the server already ended the call (nothing to say).
+  private func answer(_ incomplete: IncompleteRequestMessage, context: ChannelHandlerContext) -> Bool {
+    var headers: HPACKHeaders
+    switch response {
+    case .ended, .answeredIncomplete:
+      return false
+    case .notStarted:
+      headers = [":status": "200", "content-type": "application/grpc"]
+    case .headersSent:
+      headers = [:]
+    }
+    headers.add(name: "grpc-status", value: "13")
+    headers.add(name: "grpc-message", value: incomplete.statusMessage)
+    response = .answeredIncomplete
+    context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
+    return true
+  }
+}

@@ -1,0 +1,98 @@
+import NIOCore
+import NIOEmbedded
+import NIOHPACK
+import NIOHTTP2
+import ServiceKit
+import Testing
+
+/// `IncompleteMessageHandler` in front of a stand-in for the transport's gRPC handler, on an
+/// `EmbeddedChannel`: what reaches the gRPC handler and what goes out to the client.
+@Suite("IncompleteMessageHandler: a cut-short request gets INTERNAL, the rest passes through")
+struct IncompleteMessageHandlerTests {
+  /// Records what the gRPC handler would have read.
+  final class Recorder: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTP2Frame.FramePayload
+    var read: [HTTP2Frame.FramePayload] = []
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { read.append(unwrapInboundIn(data)) }
+  }
+
+  static let requestHeaders = HTTP2Frame.FramePayload.headers(
+    .init(headers: [":method": "POST", ":path": "/a.B/C", "content-type": "application/grpc"]))
+
+  static func data(_ bytes: [UInt8], end: Bool) -> HTTP2Frame.FramePayload {
+    .data(.init(data: .byteBuffer(ByteBuffer(bytes: bytes)), endStream: end))
+  }
+
+  static func channel() throws -> (EmbeddedChannel, Recorder) {
+    let recorder = Recorder()
+    let channel = EmbeddedChannel(handlers: [IncompleteMessageHandler(), recorder])
+    try channel.writeInbound(requestHeaders)
+    return (channel, recorder)
+  }
+
+  static func headers(_ payload: HTTP2Frame.FramePayload?) -> (HPACKHeaders, Bool)? {
+    guard case .headers(let headers)? = payload else { return nil }
+    return (headers.headers, headers.endStream)
+  }
+
+  @Test("Cut inside the prefix before any answer: trailers-only INTERNAL; the gRPC handler never sees END_STREAM")
+  func trailersOnly() throws {
+    let (channel, recorder) = try Self.channel()
+    try channel.writeInbound(Self.data([0, 0, 0], end: true))
+    let (headers, end) = try #require(Self.headers(try channel.readOutbound()))
+    #expect(end)
+    #expect(headers.first(name: ":status") == "200")
+    #expect(headers.first(name: "content-type") == "application/grpc")
+    #expect(headers.first(name: "grpc-status") == "13")
+    #expect(headers.first(name: "grpc-message")?.hasPrefix("Incomplete request message") == true)
+    #expect(recorder.read.count == 1)  // the request's headers only
+
+    // What the gRPC handler writes afterwards is dropped, and its promise fails.
+    let promise = channel.eventLoop.makePromise(of: Void.self)
+    channel.write(HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200"])), promise: promise)
+    channel.flush()
+    #expect(throws: ChannelError.self) { try promise.futureResult.wait() }
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+  }
+
+  @Test("Cut inside a body after the response started: trailers without :status")
+  func trailersAfterHeaders() throws {
+    let (channel, recorder) = try Self.channel()
+    try channel.writeOutbound(HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200"])))
+    _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
+    try channel.writeInbound(Self.data([0, 0, 0, 0, 100], end: false))
+    try channel.writeInbound(Self.data(Array(repeating: 1, count: 10), end: true))
+    let (headers, end) = try #require(Self.headers(try channel.readOutbound()))
+    #expect(end)
+    #expect(headers.first(name: ":status") == nil)
+    #expect(headers.first(name: "grpc-status") == "13")
+    #expect(
+      headers.first(name: "grpc-message")
+        == "Incomplete request message: the request ended 10 bytes into a message whose prefix promised 100 bytes")
+    #expect(recorder.read.count == 2)  // headers and the first DATA, not the cut-short end
+  }
+
+  @Test("A whole request passes through untouched, END_STREAM included")
+  func wholeRequestPassesThrough() throws {
+    let (channel, recorder) = try Self.channel()
+    try channel.writeInbound(Self.data([0, 0, 0, 0, 2, 8, 1], end: true))
+    #expect(recorder.read.count == 2)
+    guard case .data(let frame)? = recorder.read.last else {
+      Issue.record("no DATA: \(recorder.read)")
+      return
+    }
+    #expect(frame.endStream)
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+  }
+
+  @Test("Once the server ended the call, a cut-short end has nothing to answer and passes through")
+  func serverAlreadyEnded() throws {
+    let (channel, recorder) = try Self.channel()
+    try channel.writeOutbound(
+      HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200", "grpc-status": "12"], endStream: true)))
+    _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
+    try channel.writeInbound(Self.data([0, 0], end: true))
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+    #expect(recorder.read.count == 2)
+  }
+}
