@@ -341,3 +341,22 @@ let package = Package(
     ),
   ]
 )
+
+// The fuzz targets (Fuzz/, driven by scripts/fuzz): libFuzzer supplies `main`, so the executable
+// exists only in a build with INTENTMESH_FUZZ=1 and `--sanitize=fuzzer`. It reads the relay's
+// internals with `@testable import`, which a debug build allows.
+if Context.environment["INTENTMESH_FUZZ"] == "1" {
+  package.products.append(.executable(name: "intentmesh-fuzz", targets: ["IntentMeshFuzz"]))
+  package.targets.append(
+    .executableTarget(
+      name: "IntentMeshFuzz",
+      dependencies: [
+        "Gateway", "IntentsKit", "IntentsKitTesting", "ServiceKit", "IntentMeshProtos", "MessagingProtos",
+        "PaymentsProtos", "RideBookingProtos", "Messaging", "Payments", "RideBooking", "ListsAndNotes", grpcCore,
+        swiftProtobuf, logging, nioCore, .product(name: "NIOEmbedded", package: "swift-nio"),
+      ],
+      path: "Fuzz/IntentMeshFuzz",
+      swiftSettings: strictSettings + [.unsafeFlags(["-parse-as-library"])]
+    )
+  )
+}

@@ -1,5 +1,6 @@
 import GRPCCore
 import Logging
+import NIOCore
 import ServiceKit
 import Synchronization
 import Testing
@@ -92,5 +93,14 @@ struct UnexpectedErrorInterceptorTests {
       #expect((cancelled as? RPCError)?.code == .cancelled)
     }
     #expect(captured.lines.withLock { $0.isEmpty })
+  }
+
+  @Test("a write to a stream the client closed is CANCELLED and logged at debug only (a Watch at shutdown)")
+  func closedStreamIsACancellation() async {
+    let captured = Captured()
+    let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
+    let closed = await Self.outcome(of: ChannelError.ioOnClosedChannel, whileWriting: true, logger: logger)
+    #expect((closed as? RPCError)?.code == .cancelled)
+    #expect(captured.lines.withLock { $0.map(\.0) } == [.debug])
   }
 }

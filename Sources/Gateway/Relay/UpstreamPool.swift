@@ -14,6 +14,9 @@ final class UpstreamPool {
   private var connections: [DomainEndpoint: [RelayConnection]] = [:]
   /// Upstreams that answered GOAWAY ENHANCE_YOUR_CALM, and how long new connections to them wait.
   private var backoffs: [DomainEndpoint: UpstreamBackoff] = [:]
+  /// Attaches a new upstream connection to its transport instead of a TCP socket: set by tests and
+  /// the fuzzer, which run the relay on embedded channels; nil (a socket to the endpoint) otherwise.
+  var dial: ((RelayConnection, DomainEndpoint) -> Void)?
 
   init(eventLoop: any EventLoop) {
     self.eventLoop = eventLoop
@@ -60,6 +63,10 @@ final class UpstreamPool {
 
   private func open(_ connection: RelayConnection, to endpoint: DomainEndpoint) {
     guard !connection.machine.isClosed else { return }
+    if let dial {
+      dial(connection, endpoint)
+      return
+    }
     let loopBound = NIOLoopBound(connection, eventLoop: eventLoop)
     // Domains over TLS when the gateway has a CA for them; its own server on loopback never.
     let tls = endpoint == state?.router.gatewayServer ? nil : state?.router.upstreamTLS

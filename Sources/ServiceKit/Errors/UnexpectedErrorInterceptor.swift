@@ -1,10 +1,12 @@
 package import GRPCCore
 package import Logging
+internal import NIOCore
 
 /// Answers a call whose handler failed with an error that carries no gRPC status (a store error, a
 /// bug) INTERNAL with the request id, and logs the error with that id: the client gets something to
 /// quote, the operator finds the cause, and internals stay out of the message. Errors that carry a
-/// status, and cancellations, pass through. Put it after `RequestIDInterceptor`, whose id it reads.
+/// status, and cancellations, pass through; a write to a stream the client already closed (it went
+/// away, or the server is shutting down) is a cancellation too, logged at debug. Put it after `RequestIDInterceptor`, whose id it reads.
 package struct UnexpectedErrorInterceptor: ServerInterceptor {
   private let logger: Logger
 
@@ -44,6 +46,9 @@ package struct UnexpectedErrorInterceptor: ServerInterceptor {
       return error
     case is CancellationError:
       return RPCError(code: .cancelled, message: "\(method) was cancelled")
+    case ChannelError.ioOnClosedChannel, ChannelError.alreadyClosed, ChannelError.outputClosed:
+      logger.debug("\(method): the stream closed before the answer was written", metadata: ["error": "\(error)"])
+      return RPCError(code: .cancelled, message: "\(method) was cancelled: the stream closed")
     default:
       let requestID = RequestID.current ?? "-"
       logger.error(

@@ -71,6 +71,8 @@ package struct ProtoJSONCodec: Sendable {
       }
       return
     case "google.protobuf.Any":
+      // An empty Any (no type URL, no value) is `{}`, as every proto3 JSON codec writes it.
+      if case .object(let members) = json, members.isEmpty { return }
       guard case .object(var members) = json, let at = members.firstIndex(where: { $0.0 == "@type" }),
         case .string(let url) = members[at].1
       else { throw ProtoJSONError("an Any needs \"@type\": \(json.text)") }

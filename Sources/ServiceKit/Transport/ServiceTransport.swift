@@ -6,7 +6,8 @@ internal import NIOCore
 /// request size cap, and gzip / deflate accepted. The configured message limit is enforced by
 /// `MessageSizeInterceptor`, which answers RESOURCE_EXHAUSTED; the transport's own cap sits above it
 /// and only stops messages far too large to buffer (the transport resets those streams). Every stream
-/// starts with `IncompleteMessageHandler`, so a cut-short request gets a status that says so.
+/// starts with `RequestEndHandler`, so a cut-short request gets a status that says so and a request
+/// that ends on its HEADERS is answered rather than left hanging.
 package enum ServiceTransport {
   /// The transport's cap for a configured message limit: 64 MiB, or the limit when it is larger.
   package static func transportCap(for maxRequestMessageBytes: Int) -> Int {
@@ -29,10 +30,11 @@ package enum ServiceTransport {
       // closes idle client connections after the same default).
       config.connection.maxIdleTime = idleTimeout
       // A request whose last message END_STREAM cuts short is answered INTERNAL with a message that
-      // says so (the transport alone drops the partial bytes).
+      // says so (the transport alone drops the partial bytes); END_STREAM on HEADERS reaches the
+      // transport as it notices it, on DATA.
       config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
         stream.eventLoop.makeCompletedFuture {
-          try stream.pipeline.syncOperations.addHandler(IncompleteMessageHandler(), position: .first)
+          try stream.pipeline.syncOperations.addHandler(RequestEndHandler(), position: .first)
         }
       }
     }

@@ -94,6 +94,18 @@ struct ProtoJSONCodecTests {
     #expect(written["nanos"] == .number("-500000000"))
   }
 
+  @Test("an empty Any is {} both ways, alone and as a field (found by scripts/fuzz, proto-json)")
+  func emptyAny() throws {
+    try roundTrips(Google_Protobuf_Any(), as: "google.protobuf.Any")
+    #expect(try Self.codec.decode([UInt8](), as: "google.protobuf.Any") == .object([]))
+    #expect(try Self.codec.encode(.object([]), as: "google.protobuf.Any") == [])
+    let intent = Intentmesh_V1_Intent.with {
+      $0.intentClass = "INSendMessageIntent"
+      $0.payload = Google_Protobuf_Any()
+    }
+    try roundTrips(intent, as: "intentmesh.v1.Intent")
+  }
+
   @Test("wrappers and an Any of a wrapper are plain JSON values")
   func wrappers() throws {
     let any = try Google_Protobuf_Any(message: Google_Protobuf_StringValue("Rainbow Run"))

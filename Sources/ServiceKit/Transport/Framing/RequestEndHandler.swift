@@ -2,17 +2,21 @@ package import NIOCore
 package import NIOHPACK
 package import NIOHTTP2
 
-/// Answers a request whose last gRPC message END_STREAM cuts short with INTERNAL and a message that
-/// says so — gRPC's status for a request it cannot parse. Without it the transport drops the partial
-/// bytes: a unary method then fails with INTERNAL "Empty stream." and a streaming one ends OK, as if
-/// the client had sent nothing.
+/// Makes every way an HTTP/2 request can end reach the transport's gRPC handler as one it answers:
+/// - a request whose last gRPC message END_STREAM cuts short is answered INTERNAL with a message
+///   that says so — gRPC's status for a request it cannot parse. Without this the transport drops
+///   the partial bytes: a unary method then fails with INTERNAL "Empty stream." and a streaming one
+///   ends OK, as if the client had sent nothing;
+/// - END_STREAM on a HEADERS frame (a request with no body, or request trailers) is passed on as an
+///   empty DATA frame with END_STREAM. The transport only notices the end of a request on DATA: on
+///   HEADERS the call never hears that its input ended and hangs until the connection closes.
 ///
 /// Sits first in each HTTP/2 stream's pipeline, before the transport's gRPC handler: it counts the
 /// request's framing (`RequestFraming`), watches whether the response has started, and on a cut-short
 /// request writes the status itself (trailers-only, or trailers after the response's headers), holds
 /// the END_STREAM back from the gRPC handler and drops what that handler writes afterwards; the stream
 /// then closes, which cancels the call.
-package final class IncompleteMessageHandler: ChannelDuplexHandler, RemovableChannelHandler {
+package final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   package typealias InboundIn = HTTP2Frame.FramePayload
   package typealias InboundOut = HTTP2Frame.FramePayload
   package typealias OutboundIn = HTTP2Frame.FramePayload
@@ -30,19 +34,36 @@ package final class IncompleteMessageHandler: ChannelDuplexHandler, RemovableCha
 
   private var framing = RequestFraming()
   private var response = Response.notStarted
+  /// Whether the request's HEADERS went on to the gRPC handler.
+  private var requestStarted = false
 
   package init() {}
 
   package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    let payload = unwrapInboundIn(data)
-    guard case .data(let frame) = payload else {
-      context.fireChannelRead(data)
-      return
-    }
     if case .answeredIncomplete = response { return }
-    if case .byteBuffer(let bytes) = frame.data { framing.consume(bytes) }
-    if frame.endStream, let incomplete = framing.incompleteMessage, answer(incomplete, context: context) { return }
-    context.fireChannelRead(data)
+    switch unwrapInboundIn(data) {
+    case .headers(var headers) where headers.endStream:
+      if !requestStarted {
+        requestStarted = true
+        headers.endStream = false
+        context.fireChannelRead(wrapInboundOut(.headers(headers)))
+      }
+      // Request trailers carry nothing the gRPC handler reads: only that the request ended.
+      requestEnded(
+        context: context, passing: wrapInboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))))
+    case .headers:
+      requestStarted = true
+      context.fireChannelRead(data)
+    case .data(let frame):
+      if case .byteBuffer(let bytes) = frame.data { framing.consume(bytes) }
+      if frame.endStream {
+        requestEnded(context: context, passing: data)
+      } else {
+        context.fireChannelRead(data)
+      }
+    default:
+      context.fireChannelRead(data)
+    }
   }
 
   package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -57,6 +78,15 @@ package final class IncompleteMessageHandler: ChannelDuplexHandler, RemovableCha
     default: break
     }
     context.write(data, promise: promise)
+  }
+
+  /// The request ended with `end` (a DATA frame with END_STREAM): passes it on, unless the last
+  /// message was cut short and the call is still open, in which case the status says so.
+  private func requestEnded(context: ChannelHandlerContext, passing end: NIOAny) {
+    guard let incomplete = framing.incompleteMessage, answer(incomplete, context: context) else {
+      context.fireChannelRead(end)
+      return
+    }
   }
 
   /// Writes the status for `incomplete`; false when the server already ended the call (nothing to say).

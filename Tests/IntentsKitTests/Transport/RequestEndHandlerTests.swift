@@ -5,10 +5,10 @@ import NIOHTTP2
 import ServiceKit
 import Testing
 
-/// `IncompleteMessageHandler` in front of a stand-in for the transport's gRPC handler, on an
+/// `RequestEndHandler` in front of a stand-in for the transport's gRPC handler, on an
 /// `EmbeddedChannel`: what reaches the gRPC handler and what goes out to the client.
-@Suite("IncompleteMessageHandler: a cut-short request gets INTERNAL, the rest passes through")
-struct IncompleteMessageHandlerTests {
+@Suite("RequestEndHandler: a cut-short request gets INTERNAL, an end on HEADERS reaches the transport as DATA")
+struct RequestEndHandlerTests {
   /// Records what the gRPC handler would have read.
   final class Recorder: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTP2Frame.FramePayload
@@ -25,7 +25,7 @@ struct IncompleteMessageHandlerTests {
 
   static func channel() throws -> (EmbeddedChannel, Recorder) {
     let recorder = Recorder()
-    let channel = EmbeddedChannel(handlers: [IncompleteMessageHandler(), recorder])
+    let channel = EmbeddedChannel(handlers: [RequestEndHandler(), recorder])
     try channel.writeInbound(requestHeaders)
     return (channel, recorder)
   }
@@ -94,5 +94,40 @@ struct IncompleteMessageHandlerTests {
     try channel.writeInbound(Self.data([0, 0], end: true))
     #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
     #expect(recorder.read.count == 2)
+  }
+
+  @Test("END_STREAM on the request's HEADERS: the headers without it, then an empty DATA frame with it")
+  func endOnHeaders() throws {
+    let recorder = Recorder()
+    let channel = EmbeddedChannel(handlers: [RequestEndHandler(), recorder])
+    try channel.writeInbound(
+      HTTP2Frame.FramePayload.headers(.init(headers: [":method": "POST", ":path": "/a.B/C"], endStream: true)))
+    #expect(recorder.read.count == 2)
+    guard case .headers(let headers)? = recorder.read.first, case .data(let end)? = recorder.read.last else {
+      Issue.record("not headers then data: \(recorder.read)")
+      return
+    }
+    #expect(!headers.endStream)
+    #expect(headers.headers.first(name: ":path") == "/a.B/C")
+    #expect(end.endStream)
+    if case .byteBuffer(let bytes) = end.data { #expect(bytes.readableBytes == 0) }
+  }
+
+  @Test("Request trailers end the request as an empty DATA frame, or as INTERNAL when a message was cut short")
+  func requestTrailers() throws {
+    let (whole, wholeRecorder) = try Self.channel()
+    try whole.writeInbound(Self.data([0, 0, 0, 0, 1, 8], end: false))
+    try whole.writeInbound(HTTP2Frame.FramePayload.headers(.init(headers: ["x-trailer": "1"], endStream: true)))
+    #expect(wholeRecorder.read.count == 3)
+    if case .data(let end)? = wholeRecorder.read.last { #expect(end.endStream) } else { Issue.record("no end") }
+    #expect(try whole.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+
+    let (cut, cutRecorder) = try Self.channel()
+    try cut.writeInbound(Self.data([0, 0, 0, 0, 9, 8], end: false))
+    try cut.writeInbound(HTTP2Frame.FramePayload.headers(.init(headers: ["x-trailer": "1"], endStream: true)))
+    #expect(cutRecorder.read.count == 2)
+    let (headers, end) = try #require(Self.headers(try cut.readOutbound()))
+    #expect(end)
+    #expect(headers.first(name: "grpc-status") == "13")
   }
 }

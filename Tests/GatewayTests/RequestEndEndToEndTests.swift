@@ -3,11 +3,13 @@ import IntentsKitTesting
 import NIOHPACK
 import Testing
 
-/// Requests whose gRPC message END_STREAM cuts short, over real sockets: to the gateway's own
-/// methods, through the relay to a domain, and to the domain directly — every one answered INTERNAL
-/// "Incomplete request message…", never OK and never "Empty stream.", and the connection still serves.
-@Suite("Incomplete request messages get INTERNAL over real sockets", .serialized)
-struct IncompleteMessageEndToEndTests {
+/// How requests end, over real sockets: to the gateway's own methods, through the relay to a domain,
+/// and to the domain directly. A gRPC message END_STREAM cuts short is answered INTERNAL "Incomplete
+/// request message…", never OK and never "Empty stream."; END_STREAM on HEADERS is answered (an
+/// empty stream: OK for a bidirectional method, INTERNAL for a unary one), never left hanging; and
+/// the connection still serves.
+@Suite("How requests end: cut-short messages and END_STREAM on HEADERS, over real sockets", .serialized)
+struct RequestEndEndToEndTests {
   typealias Raw = RawHTTP2Connection
 
   /// The two cuts the issue names: three bytes of a prefix, and ten of a hundred promised bytes.
@@ -92,6 +94,39 @@ struct IncompleteMessageEndToEndTests {
       }
       for (path, status, _) in answers.dropLast() { #expect(status == "13", "\(path)") }
       #expect(answers.last?.1 == "0")
+    }
+  }
+
+  /// The status of a request that ends on its HEADERS (no DATA at all), on `port`.
+  static func endOnHeaders(port: Int, path: String) throws -> String? {
+    let connection = try Raw(port: port)
+    connection.start()
+    let headers = try connection.headerBlock([
+      (":method", "POST"), (":scheme", "http"), (":authority", "127.0.0.1"), (":path", path),
+      ("content-type", "application/grpc"), ("te", "trailers"), ("grpc-timeout", "20S"),
+      ("authorization", "Bearer \(TestIdentity.token(for: "diana"))"),
+    ])
+    connection.write(Raw.frame(type: 1, flags: 5, stream: 1, payload: headers))
+    let frames = try connection.readFrames { $0.stream == 1 && $0.flags & 1 != 0 }
+    let blocks = try frames.filter { $0.stream == 1 && $0.type == 1 }.map { try connection.decode($0.payload) }
+    return blocks.last?.first(name: "grpc-status")
+  }
+
+  @Test("END_STREAM on HEADERS is answered at once, through the gateway and directly (it used to hang)")
+  func endStreamOnHeaders() async throws {
+    try await GatewayHarness.run { harness in
+      let (gateway, domain) = (harness.port, harness.messagingPort)
+      let answers = try await offThePool {
+        [
+          try Self.endOnHeaders(port: gateway, path: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"),
+          try Self.endOnHeaders(port: gateway, path: "/intentmesh.gateway.v1.Gateway/ListRoutes"),
+          try Self.endOnHeaders(port: gateway, path: "/intentmesh.v1.IntentsExtension/Resolve"),
+          try Self.endOnHeaders(port: domain, path: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"),
+          try Self.endOnHeaders(port: domain, path: "/intentmesh.v1.IntentsExtension/Describe"),
+        ]
+      }
+      // Bidirectional: an empty stream ends OK; unary: no message is INTERNAL.
+      #expect(answers == ["0", "13", "13", "0", "13"])
     }
   }
 }

@@ -1,0 +1,77 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+
+@testable import Gateway
+
+/// The relay's HTTP/2 connections on embedded channels: a client's connection (after the preface
+/// and SETTINGS the harness sends) and every upstream connection the relay opens, fed the input's
+/// records in turn — bytes from the client, bytes from the newest upstream, or time passing — with
+/// what the relay writes drained after each. A crash, a trap or a leak is a finding; any answer is
+/// not.
+///
+/// Input: records of [kind][length: 2 bytes][bytes]; kind % 3: 0 client bytes, 1 upstream bytes,
+/// 2 advance the clock by `length` milliseconds.
+enum RelayFuzzTarget {
+  nonisolated(unsafe) static var router: RelayRouter?
+
+  static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
+  static let upstreamSettings: [UInt8] = [0, 0, 0, 4, 0, 0, 0, 0, 0]
+
+  static func prepare() {
+    let directory = try! DomainDirectory(endpoints: [], refreshInterval: .seconds(3600), logger: Logger(label: "fuzz"))
+    router = RelayRouter(
+      directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(10), maximumTimeout: .seconds(60)),
+      gatewayServer: DomainEndpoint(host: "127.0.0.1", port: 9), maxRequestMessageBytes: 4 << 20)
+  }
+
+  static func run(_ bytes: [UInt8]) {
+    guard let router else { return }
+    let loop = EmbeddedEventLoop()
+    let state = RelayLoopState(eventLoop: loop, router: router, metrics: RelayMetrics(metrics: nil))
+    var upstreams: [EmbeddedChannel] = []
+    state.pool.dial = { connection, _ in
+      let channel = EmbeddedChannel(handler: connection, loop: loop)
+      _ = channel.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: 9))
+      feed(channel, upstreamSettings)
+      upstreams.append(channel)
+    }
+    let client = EmbeddedChannel(handler: RelayConnection(role: .server, state: state), loop: loop)
+    _ = client.connect(to: try! SocketAddress(ipAddress: "127.0.0.1", port: 9))
+    feed(client, preface)
+
+    var position = 0
+    while position + 3 <= bytes.count {
+      let kind = bytes[position] % 3
+      let length = Int(bytes[position + 1]) << 8 | Int(bytes[position + 2])
+      let chunk = Array(bytes[(position + 3)..<min(position + 3 + length, bytes.count)])
+      position += 3 + length
+      switch kind {
+      case 0: feed(client, chunk)
+      case 1: if let upstream = upstreams.last { feed(upstream, chunk) }
+      default: loop.advanceTime(by: .milliseconds(Int64(length)))
+      }
+      loop.run()
+      drain(client)
+      upstreams.forEach(drain)
+    }
+    // Everything closes; the loop's pending timers run out.
+    _ = client.close()
+    for upstream in upstreams { _ = upstream.close() }
+    loop.advanceTime(by: .seconds(3600))
+    loop.run()
+    drain(client)
+    upstreams.forEach(drain)
+    try? loop.syncShutdownGracefully()
+  }
+
+  static func feed(_ channel: EmbeddedChannel, _ bytes: [UInt8]) {
+    guard channel.isActive, !bytes.isEmpty else { return }
+    do { try channel.writeInbound(ByteBuffer(bytes: bytes)) } catch { _ = channel.close() }
+  }
+
+  static func drain(_ channel: EmbeddedChannel) {
+    while (try? channel.readOutbound(as: ByteBuffer.self)) != nil {}
+    while (try? channel.readInbound(as: ByteBuffer.self)) != nil {}
+  }
+}
