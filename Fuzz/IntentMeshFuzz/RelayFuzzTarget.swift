@@ -14,6 +14,12 @@ import NIOEmbedded
 /// 2 advance the clock by `length` milliseconds.
 enum RelayFuzzTarget {
   nonisolated(unsafe) static var router: RelayRouter?
+  /// The relay's event log would print a line per refused input: only what is critical.
+  static let quiet: Logger = {
+    var logger = Logger(label: "fuzz.relay")
+    logger.logLevel = .critical
+    return logger
+  }()
 
   static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + [0, 0, 0, 4, 0, 0, 0, 0, 0]
   static let upstreamSettings: [UInt8] = [0, 0, 0, 4, 0, 0, 0, 0, 0]
@@ -28,7 +34,7 @@ enum RelayFuzzTarget {
   static func run(_ bytes: [UInt8]) {
     guard let router else { return }
     let loop = EmbeddedEventLoop()
-    let state = RelayLoopState(eventLoop: loop, router: router, metrics: RelayMetrics(metrics: nil))
+    let state = RelayLoopState(eventLoop: loop, router: router, metrics: RelayMetrics(metrics: nil), logger: quiet)
     var upstreams: [EmbeddedChannel] = []
     state.pool.dial = { connection, _ in
       let channel = EmbeddedChannel(handler: connection, loop: loop)

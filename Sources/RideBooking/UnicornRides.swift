@@ -15,7 +15,8 @@ package enum UnicornRides {
   /// The environment variable that makes rides run faster than the wall clock (a number; 1 is real time).
   package static let clockSpeedVariable = "UNICORNRIDES_CLOCK_SPEED"
 
-  /// The clock the environment configures: the wall clock, or an accelerated one.
+  /// The clock the environment configures: the wall clock, or an accelerated one (from the epoch
+  /// `INTENTMESH_CLOCK_EPOCH` names, else from now).
   package static func configuredClock(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws
     -> any DomainClock
   {
@@ -23,7 +24,8 @@ package enum UnicornRides {
     guard let speed = Double(text), speed > 0 else {
       throw ServiceArea.ParseError(description: "\(clockSpeedVariable) must be a positive number, not \"\(text)\"")
     }
-    return speed == 1 ? SystemClock() : AcceleratedClock(speed: speed)
+    guard speed != 1 else { return SystemClock() }
+    return AcceleratedClock(speed: speed, epoch: try AcceleratedClock.epoch(from: environment) ?? Date())
   }
 
   /// The service area the environment configures, San Francisco by default.

@@ -119,21 +119,53 @@ def serve(options):
     print("workouts-service stopped", flush=True)
 
 
+#: The reflection service grpcurl and the conformance kit ask first; grpcio-reflection serves v1alpha.
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def reflection_servicer(services):
+    """grpcio-reflection's servicer for `services` and both reflection services, each of which it
+    can describe (file_containing_symbol), grpc.reflection.v1 included (see _load_reflection_v1)."""
+    from grpc_reflection.v1alpha import reflection
+
+    _load_reflection_v1()
+    return reflection.ReflectionServicer(services + [REFLECTION_V1, reflection.SERVICE_NAME])
+
+
+def _load_reflection_v1():
+    """Adds grpc/reflection/v1/reflection.proto to the default descriptor pool, where the servicer
+    finds what it describes: grpcio-reflection brings only its v1alpha file. The file's stub is
+    generated from Protos/ with the rest (contract.ensure_generated), but cannot be imported by its
+    name: `grpc` is grpcio's package, which has no `grpc.reflection`. So it is loaded from its path,
+    under a name of ours; loading it twice adds nothing twice (the module is kept in sys.modules)."""
+    import importlib.util
+
+    from .contract import GENERATED
+
+    name = f"{__package__}._generated_reflection_v1_pb2"
+    if name in sys.modules:
+        return sys.modules[name]
+    location = os.path.join(GENERATED, "grpc", "reflection", "v1", "reflection_pb2.py")
+    spec = importlib.util.spec_from_file_location(name, location)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    sys.modules[name] = module
+    return module
+
 
 def _serve_reflection(server, services):
-    """Server reflection as grpc.reflection.v1 (what grpcurl and the conformance kit ask first) and
-    v1alpha: grpcio-reflection implements v1alpha, whose messages are v1's on the wire."""
+    """Server reflection as grpc.reflection.v1 and v1alpha, by one servicer: grpcio-reflection
+    implements v1alpha, whose messages are v1's on the wire."""
     import grpc
     from grpc_reflection.v1alpha import reflection, reflection_pb2
 
-    v1 = "grpc.reflection.v1.ServerReflection"
-    servicer = reflection.ReflectionServicer(services + [v1, reflection.SERVICE_NAME])
+    servicer = reflection_servicer(services)
     reflection_handler = grpc.stream_stream_rpc_method_handler(
         servicer.ServerReflectionInfo,
         request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
         response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
     )
-    for name in (v1, reflection.SERVICE_NAME):
+    for name in (REFLECTION_V1, reflection.SERVICE_NAME):
         server.add_generic_rpc_handlers(
             [grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": reflection_handler})]
         )

@@ -47,6 +47,9 @@ struct UpCommand: AsyncParsableCommand {
     let jwks = ["--jwks", LocalIdentity.jwksPath(data: data)]
     let (signals, sources) = Self.terminationSignals()
     defer { sources.forEach { $0.cancel() } }
+    // One epoch for every accelerated domain clock of the stack (IntentsKit's AcceleratedClock), so a
+    // domain restarted after a crash carries on at the time it had reached rather than going back.
+    setenv("INTENTMESH_CLOCK_EPOCH", String(Date().timeIntervalSince1970), 0)
     let supervisor = Supervisor()
     do {
       var started: [(name: String, address: String)] = []

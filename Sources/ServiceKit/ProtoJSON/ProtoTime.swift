@@ -92,7 +92,10 @@ enum ProtoTime {
     var nanos: Int64 = 0
     if parts.count == 2 {
       let digits = parts[1]
-      guard (1...9).contains(digits.count), let value = Int64(digits), digits.allSatisfy(\.isASCII) else {
+      // Digits only: Int64 alone would also take a sign ("3.-5s").
+      guard (1...9).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isWholeNumber }),
+        let value = Int64(digits)
+      else {
         throw fail()
       }
       nanos = value

@@ -1,9 +1,16 @@
 """What the contract tests share: request contexts, intents in their envelope, the SiriKit round
-(resolve → confirm → handle) with its checks, and assertions on gRPC statuses."""
+(resolve → confirm → handle) with its checks, assertions on gRPC statuses, and gRPC spoken frame by
+frame over raw HTTP/2 (the `h2` package)."""
+import socket
+import struct
 import time
+import urllib.parse
 import uuid
 
 import grpc
+import h2.config
+import h2.connection
+import h2.events
 import pytest
 from google.protobuf import any_pb2
 from intentmesh.v1 import extension_service_pb2 as ext_pb2
@@ -202,3 +209,165 @@ def settle_rides(extension, timeout=20):
         else:
             time.sleep(0.2)
     pytest.fail("Diana's ride is still running")
+
+
+# --- gRPC over raw HTTP/2 ----------------------------------------------------------------------------
+# For requests no gRPC library sends (a message cut short, END_STREAM on the request's HEADERS) and
+# for the bytes of an answer as they travel (a percent-encoded grpc-message): h2c with prior knowledge,
+# each call a stream of its own on one connection, the answers read as their frames come.
+
+#: How long a call made frame by frame may take to be answered before it counts as a hang.
+ANSWER_WITHIN = 5
+
+
+def grpc_frame(payload, compressed=False):
+    """One gRPC length-prefixed message: the compressed flag, a 4-byte big-endian length, the bytes."""
+    return struct.pack(">BI", 1 if compressed else 0, len(payload)) + payload
+
+
+class RawGrpcAnswer:
+    """What came back on one stream: response headers, DATA bytes, trailers (None for a trailers-only
+    answer, whose status is in its headers), whether it ended, and a RST_STREAM's error code."""
+
+    def __init__(self, path):
+        self.path = path
+        self.headers = None
+        self.data = b""
+        self.trailers = None
+        self.ended = False
+        self.reset = None
+
+    def _status_block(self):
+        if self.trailers is not None:
+            return dict(self.trailers)
+        return dict(self.headers or [])
+
+    @property
+    def trailers_only(self):
+        return self.trailers is None and "grpc-status" in dict(self.headers or [])
+
+    @property
+    def status(self):
+        """grpc-status as sent (a string), or None when none came."""
+        return self._status_block().get("grpc-status")
+
+    @property
+    def raw_message(self):
+        """grpc-message as it travelled (percent-encoded), or None."""
+        return self._status_block().get("grpc-message")
+
+    @property
+    def message(self):
+        """grpc-message decoded (percent-decoding, UTF-8); "" when none came."""
+        return urllib.parse.unquote(self.raw_message or "", errors="strict")
+
+    def messages(self):
+        """The payloads of the gRPC messages in the DATA bytes (uncompressed ones)."""
+        found, position = [], 0
+        while position < len(self.data):
+            assert len(self.data) - position >= 5, f"a message prefix cut short in the answer: {self.data!r}"
+            _, length = struct.unpack(">BI", self.data[position:position + 5])
+            found.append(self.data[position + 5:position + 5 + length])
+            position += 5 + length
+        return found
+
+    def __repr__(self):
+        if self.reset is not None:
+            return f"{self.path}: RST_STREAM {self.reset!r}"
+        if not self.ended:
+            return f"{self.path}: no answer (headers {self.headers}, {len(self.data)} bytes of data)"
+        shape = "trailers-only" if self.trailers_only else "headers, data, trailers"
+        return (f"{self.path}: grpc-status {self.status} grpc-message {self.raw_message!r} ({shape}, "
+                f"{len(self.data)} bytes of data)")
+
+
+class RawGrpc:
+    """One h2c connection that speaks gRPC frame by frame. `start` opens a call and sends exactly the
+    frames it is told to; `wait` reads until the calls have ended or time is up."""
+
+    def __init__(self, address, token=None):
+        host, port = address.rsplit(":", 1)
+        self.authority = address
+        self.token = token
+        self.socket = socket.create_connection((host, int(port)), timeout=ANSWER_WITHIN)
+        self.connection = h2.connection.H2Connection(
+            h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+        self.connection.initiate_connection()
+        self.socket.sendall(self.connection.data_to_send())
+        self.answers = {}
+
+    def start(self, path, body=None, headers=()):
+        """Starts a call on `path`; its stream id. `body` None: HEADERS with END_STREAM and no DATA;
+        bytes (maybe empty): HEADERS, then those bytes in one DATA frame with END_STREAM."""
+        deadline = time.monotonic() + ANSWER_WITHIN
+        while self.connection.open_outbound_streams >= self.connection.remote_settings.max_concurrent_streams:
+            assert time.monotonic() < deadline, "no stream closed to make room for another within its time"
+            self._pump(deadline)
+        stream_id = self.connection.get_next_available_stream_id()
+        request_headers = [(":method", "POST"), (":scheme", "http"), (":authority", self.authority), (":path", path),
+                           ("content-type", "application/grpc"), ("te", "trailers")]
+        if self.token:
+            request_headers.append(("authorization", f"Bearer {self.token}"))
+        request_headers += list(headers)
+        self.answers[stream_id] = RawGrpcAnswer(path)
+        self.connection.send_headers(stream_id, request_headers, end_stream=body is None)
+        if body is not None:
+            self.connection.send_data(stream_id, body, end_stream=True)
+        self.socket.sendall(self.connection.data_to_send())
+        return stream_id
+
+    def _pump(self, deadline):
+        """Reads what came until `deadline`; False when nothing came in time."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        self.socket.settimeout(remaining)
+        try:
+            data = self.socket.recv(65536)
+        except socket.timeout:
+            return False
+        if not data:
+            raise ConnectionError(f"{self.authority} closed the HTTP/2 connection")
+        for event in self.connection.receive_data(data):
+            if isinstance(event, h2.events.ConnectionTerminated):
+                raise ConnectionError(f"GOAWAY from {self.authority}: {event}")
+            answer = self.answers.get(getattr(event, "stream_id", None))
+            if answer is None:
+                continue
+            if isinstance(event, h2.events.ResponseReceived):
+                answer.headers = list(event.headers)
+            elif isinstance(event, h2.events.DataReceived):
+                answer.data += event.data
+                self.connection.acknowledge_received_data(event.flow_controlled_length, event.stream_id)
+            elif isinstance(event, h2.events.TrailersReceived):
+                answer.trailers = list(event.headers)
+            elif isinstance(event, h2.events.StreamEnded):
+                answer.ended = True
+            elif isinstance(event, h2.events.StreamReset):
+                if not answer.ended:  # RST_STREAM(NO_ERROR) after a whole answer leaves it whole
+                    answer.reset = event.error_code
+                answer.ended = True
+        pending = self.connection.data_to_send()
+        if pending:
+            self.socket.sendall(pending)
+        return True
+
+    def wait(self, stream_ids, within=ANSWER_WITHIN):
+        """The answers on `stream_ids` once all have ended, or as they stand after `within` seconds."""
+        deadline = time.monotonic() + within
+        while not all(self.answers[stream_id].ended for stream_id in stream_ids):
+            if not self._pump(deadline):
+                break
+        return [self.answers[stream_id] for stream_id in stream_ids]
+
+    def call(self, path, body=None, headers=(), within=ANSWER_WITHIN):
+        return self.wait([self.start(path, body, headers)], within)[0]
+
+    def close(self):
+        try:
+            self.connection.close_connection()
+            self.socket.sendall(self.connection.data_to_send())
+        except OSError:
+            pass
+        finally:
+            self.socket.close()
