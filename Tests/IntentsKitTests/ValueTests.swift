@@ -40,6 +40,10 @@ struct ValueTests {
     arguments: [
       (Int64(85), Int32(0), "85.00"), (85, 500_000_000, "85.50"), (0, 10_000_000, "0.01"),
       (-3, -250_000_000, "-3.25"), (1, 123_456_789, "1.123456789"),
+      // Out of google.type.Money's ranges, as a client may send them (scripts/fuzz, key-path, found
+      // the first one crashing: nanos of ten digits).
+      (12, 1_999_999_999, "13.999999999"), (5, -500_000_000, "4.50"), (-5, 250_000_000, "-4.75"),
+      (0, Int32.min, "-2.147483648"), (Int64.max, Int32.max, "9223372036854775807.2147483647"),
     ])
   func money(units: Int64, nanos: Int32, text: String) throws {
     #expect(DisplayText.decimal(units: units, nanos: nanos) == text)

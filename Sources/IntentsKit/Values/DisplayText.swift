@@ -10,13 +10,29 @@ package enum DisplayText {
   }
 
   /// The decimal text of `units + nanos / 1e9`, with at least two fraction digits.
+  /// Any units and nanos a message may hold are shown as their sum: nanos beyond ±999,999,999 carry
+  /// into the units, and units and nanos of opposite signs are combined (5 units and -0.5 are 4.50).
   package static func decimal(units: Int64, nanos: Int32) -> String {
+    let billion: Int64 = 1_000_000_000
+    var units = units
+    var nanos = Int64(nanos)
+    let (carried, overflow) = units.addingReportingOverflow(nanos / billion)
+    if !overflow {
+      units = carried
+      nanos %= billion
+    }
+    if units > 0, nanos < 0 {
+      units -= 1
+      nanos += billion
+    } else if units < 0, nanos > 0 {
+      units += 1
+      nanos -= billion
+    }
     let negative = units < 0 || nanos < 0
-    let whole = units.magnitude
     var fraction = String(nanos.magnitude)
-    fraction = String(repeating: "0", count: 9 - fraction.count) + fraction
+    fraction = String(repeating: "0", count: max(0, 9 - fraction.count)) + fraction
     while fraction.count > 2, fraction.hasSuffix("0") { fraction.removeLast() }
-    return "\(negative ? "-" : "")\(whole).\(fraction)"
+    return "\(negative ? "-" : "")\(units.magnitude).\(fraction)"
   }
 
   /// "2026-11-21 17:00" style text of date components; absent fields are left out.
