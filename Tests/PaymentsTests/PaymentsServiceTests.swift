@@ -236,6 +236,30 @@ struct PaymentsServiceTests {
     }
   }
 
+  @Test("ConfigureView of an amount whose nanos have ten digits: drawn as their sum, not a trapped process")
+  func viewOfAnOutOfRangeAmount() async throws {
+    try await domain.run { client, _, _, _ in
+      // A client may send any Int32 as nanos; the text used to trap on ten digits (scripts/fuzz).
+      let intent = try Self.intent(
+        "INSendPaymentIntent",
+        SendPaymentIntent.with {
+          $0.payee = person("Buttercup")
+          $0.currencyAmount = .with {
+            $0.currencyCode = "USD"; $0.units = 12; $0.nanos = 1_999_999_999
+          }
+        })
+      let draft = try await client.configureView(
+        .with {
+          $0.context = Self.context
+          $0.interaction = .with {
+            $0.intent = intent; $0.intentHandlingStatus = .ready
+          }
+        })
+      let texts = draft.view.root.stack.children.map { $0.text.text.isEmpty ? $0.row.value : $0.text.text }
+      #expect(texts.contains("13.999999999 USD"))
+    }
+  }
+
   @Test("ConfigureView: the payment-transaction view claims payee, amount and note; the accounts list after a search")
   func views() async throws {
     try await domain.run { client, _, _, _ in
