@@ -147,7 +147,8 @@ def domain_seeds():
         for number, (kind, fields) in enumerate(examples):
             encoded = message(kind, fields).SerializeToString()
             for intent in range(6):
-                yield f"{domain}-{number}-{intent}", bytes([domain, intent, 2]) + encoded
+                # Resolve, Confirm and ConfigureView (flags 2 | 4).
+                yield f"{domain}-{number}-{intent}", bytes([domain, intent, 6]) + encoded
 
 
 TARGETS = {

@@ -10,11 +10,13 @@ import Payments
 import RideBooking
 import SwiftProtobuf
 
-/// Every domain's payload decoding and Resolve (and Confirm) of the decoded intent, each domain
-/// served in process over a fresh store (as the domain tests serve it) for the whole run.
+/// Every domain's payload decoding and Resolve (and Confirm, and ConfigureView) of the decoded
+/// intent, each domain served in process over a fresh store (as the domain tests serve it) for the
+/// whole run.
 ///
 /// Input: [domain][intent][flags][payload bytes]: the payload goes as the `Any` of the intent
-/// class the domain declares (flags bit 0: a wrong type URL instead; bit 1: Confirm as well). Any
+/// class the domain declares (flags bit 0: a wrong type URL instead; bit 1: Confirm as well; bit 2:
+/// ConfigureView of the intent as well, its view drawn — bit 3: as handled rather than ready). Any
 /// status is an answer except INTERNAL: a domain that answers INTERNAL met an input it did not
 /// expect, which is a finding.
 enum DomainFuzzTarget {
@@ -106,6 +108,18 @@ enum DomainFuzzTarget {
           $0.context = context
           $0.intent = intent
         })
+    }
+    if flags & 4 != 0 {
+      await expectNoInternalError("\(declaration.intentClass) ConfigureView") {
+        _ = try await domain.client.configureView(
+          .with {
+            $0.context = context
+            $0.interaction = .with {
+              $0.intent = intent
+              $0.intentHandlingStatus = flags & 8 == 0 ? .ready : .success
+            }
+          })
+      }
     }
     guard flags & 2 != 0 else { return }
     await expectNoInternalError("\(declaration.intentClass) Confirm") {

@@ -40,7 +40,7 @@ enum FuzzTarget: String, CaseIterable {
   case keyPath = "key-path"
   /// The proto3 JSON reader and codec of the gateway's web side: JSON → binary → JSON, and back.
   case protoJSON = "proto-json"
-  /// Every domain's payload decoding and Resolve/Confirm of the decoded intent, in process.
+  /// Every domain's payload decoding and Resolve, Confirm and ConfigureView of the decoded intent, in process.
   case domains
 
   nonisolated(unsafe) static var selected: FuzzTarget?
