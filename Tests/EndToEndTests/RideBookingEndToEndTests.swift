@@ -66,19 +66,7 @@ struct RideBookingEndToEndTests {
         "follow", "INGetRideStatusIntent", "--app", "UnicornRides", "--gateway", "127.0.0.1:\(gateway.port)",
         "--time-zone", "America/Los_Angeles", "--data", TestIdentity.dataDirectory.path,
       ]
-      let pipe = Pipe()
-      follow.standardOutput = pipe
-      follow.standardError = pipe
-      let printed = OutputBuffer()
-      pipe.fileHandleForReading.readabilityHandler = { handle in
-        let data = handle.availableData
-        // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
-        guard !data.isEmpty else {
-          handle.readabilityHandler = nil
-          return
-        }
-        printed.append(data)
-      }
+      let printed = ChildOutput.capture(follow)
       try follow.run()
 
       let extensions = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)

@@ -1,12 +1,11 @@
 import Foundation
 import IntentsKitTesting
-import Synchronization
 
 /// A built service executable running on a loopback port, for end-to-end tests over real sockets.
 final class ServiceProcess: Sendable {
   let process: Process
   let port: Int
-  private let output: OutputBuffer
+  private let output: ChildOutput
 
   struct Failure: Error, CustomStringConvertible {
     let description: String
@@ -44,19 +43,7 @@ final class ServiceProcess: Sendable {
     if !environment.isEmpty {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    let output = OutputBuffer()
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
-      guard !data.isEmpty else {
-        handle.readabilityHandler = nil
-        return
-      }
-      output.append(data)
-    }
+    let output = ChildOutput.capture(process)
     try process.run()
     self.process = process
     self.output = output
@@ -101,13 +88,4 @@ final class ServiceProcess: Sendable {
   deinit {
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
   }
-}
-
-/// What a process printed, appended from the pipe's reader thread.
-final class OutputBuffer: Sendable {
-  private let value = Mutex("")
-
-  func append(_ data: Data) { value.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-
-  var text: String { value.withLock { $0 } }
 }

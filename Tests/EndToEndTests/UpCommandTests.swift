@@ -171,24 +171,12 @@ enum ProcessTable {
 struct UpRun {
   let data = FileManager.default.temporaryDirectory.appendingPathComponent("intentmesh-up-\(UUID().uuidString)")
   let process = Process()
-  let output = OutputBuffer()
+  let output: ChildOutput
 
   init() throws {
     process.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
     process.arguments = ["up", "--port", "0", "--data", data.path]
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    let output = output
-    pipe.fileHandleForReading.readabilityHandler = { handle in
-      let chunk = handle.availableData
-      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
-      guard !chunk.isEmpty else {
-        handle.readabilityHandler = nil
-        return
-      }
-      output.append(chunk)
-    }
+    output = ChildOutput.capture(process)
     try process.run()
   }
 

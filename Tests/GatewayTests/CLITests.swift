@@ -29,20 +29,8 @@ struct CLITests {
     // Signed in with the test identity, as `intentmesh up`'s data folder would sign.
     process.arguments = arguments + ["--data", TestIdentity.dataDirectory.path]
     let input = Pipe()
-    let output = Pipe()
     process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    let buffer = Buffer()
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      // At end of file, stop watching (a handler left on a closed pipe can crash libdispatch).
-      guard !data.isEmpty else {
-        handle.readabilityHandler = nil
-        return
-      }
-      buffer.append(data)
-    }
+    let buffer = ChildOutput.capture(process)
     try process.run()
     var pending = answers
     let deadline = ContinuousClock.now + .seconds(60)
@@ -59,14 +47,6 @@ struct CLITests {
     process.waitUntilExit()
     try await Task.sleep(for: .milliseconds(50))
     return (process.terminationStatus, buffer.text)
-  }
-
-  final class Buffer: @unchecked Sendable {
-    // @unchecked: every access goes through `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-    func append(_ more: Data) { lock.withLock { data.append(more) } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
   }
 
   @Test("chat: the seeds' conversation, with a pick from a list and a yes")

@@ -1,6 +1,6 @@
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
-internal import NIOCore
+package import NIOCore
 
 /// The HTTP/2 transport every IntentMesh server listens with: plaintext (or TLS) on the given address, a
 /// request size cap, and gzip / deflate accepted. The configured message limit is enforced by
@@ -17,6 +17,14 @@ package enum ServiceTransport {
   /// Streams a client may have open at once on one connection to a service.
   package static let maxConcurrentStreams = 1000
 
+  /// Puts `RequestEndHandler` first in an accepted HTTP/2 stream's pipeline (the transport's
+  /// `onAcceptHTTP2Stream`).
+  package static let acceptStream: @Sendable (any Channel) -> EventLoopFuture<Void> = { stream in
+    stream.eventLoop.makeCompletedFuture {
+      try stream.pipeline.syncOperations.addHandler(RequestEndHandler(), position: .first)
+    }
+  }
+
   package static func http2(
     host: String, port: Int, maxRequestMessageBytes: Int, tls: ServerTLS? = nil, idleTimeout: Duration? = nil
   ) -> HTTP2ServerTransport.Posix {
@@ -32,11 +40,7 @@ package enum ServiceTransport {
       // A request whose last message END_STREAM cuts short is answered INTERNAL with a message that
       // says so (the transport alone drops the partial bytes); END_STREAM on HEADERS reaches the
       // transport as it notices it, on DATA.
-      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = { stream in
-        stream.eventLoop.makeCompletedFuture {
-          try stream.pipeline.syncOperations.addHandler(RequestEndHandler(), position: .first)
-        }
-      }
+      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = acceptStream
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),

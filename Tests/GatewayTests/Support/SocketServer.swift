@@ -8,16 +8,20 @@ import IntentsKitTesting
 import ServiceKit
 import Synchronization
 
-/// A gRPC server on a loopback port inside the test process, on `ServiceTransport`'s HTTP/2, that a
-/// test can stop and start again on the same port (to kill a domain mid-test).
+/// A gRPC server on a loopback port inside the test process, that a test can stop and start again
+/// on the same port (to kill a domain mid-test).
 final class SocketServer: Sendable {
   let server: GRPCServer<HTTP2ServerTransport.Posix>
   let task: Task<Void, any Error>
   let port: Int
 
   static func start(services: [any RegistrableRPCService], port: Int = 0) async throws -> SocketServer {
-    // The transport every IntentMesh service listens with, so a domain here answers as one would.
-    let transport = ServiceTransport.http2(host: "127.0.0.1", port: port, maxRequestMessageBytes: 4 << 20)
+    var config = HTTP2ServerTransport.Posix.Config.defaults
+    // How a request ends is handled as on every IntentMesh service (the rest stays grpc-swift's
+    // defaults: the relay tests are tuned to its 100 concurrent streams).
+    config.channelDebuggingCallbacks.onAcceptHTTP2Stream = ServiceTransport.acceptStream
+    let transport = HTTP2ServerTransport.Posix(
+      address: .ipv4(host: "127.0.0.1", port: port), transportSecurity: .plaintext, config: config)
     let server = GRPCServer(
       transport: transport, services: services, interceptors: try await TestIdentity.serverInterceptors())
     let task = Task { try await server.serve() }
