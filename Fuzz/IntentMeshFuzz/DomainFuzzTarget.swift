@@ -25,6 +25,8 @@ enum DomainFuzzTarget {
     var intents: [Intentmesh_V1_IntentDeclaration]
   }
 
+  /// @unchecked Sendable: `bytes` is immutable and `done` is a DispatchSemaphore, which is
+  /// thread-safe; the fuzzer's thread waits on it while the serving task signals it.
   final class Job: @unchecked Sendable {
     let bytes: [UInt8]
     let done = DispatchSemaphore(value: 0)

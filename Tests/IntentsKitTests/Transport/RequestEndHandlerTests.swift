@@ -9,7 +9,8 @@ import Testing
 /// `EmbeddedChannel`: what reaches the gRPC handler and what goes out to the client.
 @Suite("RequestEndHandler: a cut-short request gets INTERNAL, an end on HEADERS reaches the transport as DATA")
 struct RequestEndHandlerTests {
-  /// Records what the gRPC handler would have read.
+  /// Records what the gRPC handler would have read. @unchecked Sendable: `read` is touched only on
+  /// the EmbeddedChannel's loop, which is the test's own thread.
   final class Recorder: ChannelInboundHandler, @unchecked Sendable {
     typealias InboundIn = HTTP2Frame.FramePayload
     var read: [HTTP2Frame.FramePayload] = []
