@@ -16,7 +16,15 @@ package struct GatewayConfiguration: Sendable {
   package var metricsPort: Int?
   /// How pass-through calls reach their domain.
   package var forwarding: Forwarding
+  /// The domains named on the command line or in INTENTMESH_DOMAINS (names are resolved to every
+  /// address, each a replica).
   package var domains: [DomainEndpoint]
+  /// The config file whose domains are added to `domains`, read again on SIGHUP and when it changes.
+  package var configFile: String?
+  /// How often names are resolved again and the config file checked for changes.
+  package var resolveInterval: Duration
+  /// A hosts-format file names are looked up in before the system resolver; nil: the system's only.
+  package var hostsFile: String?
   /// How often every domain is described again (also on each health change).
   package var refreshInterval: Duration
   /// The deadline of a domain call when the caller sets none.
@@ -44,7 +52,8 @@ package struct GatewayConfiguration: Sendable {
 
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
-    domains: [DomainEndpoint],
+    domains: [DomainEndpoint], configFile: String? = nil, resolveInterval: Duration = .seconds(5),
+    hostsFile: String? = nil,
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
@@ -62,6 +71,9 @@ package struct GatewayConfiguration: Sendable {
     self.metricsPort = metricsPort
     self.forwarding = forwarding
     self.domains = domains
+    self.configFile = configFile
+    self.resolveInterval = resolveInterval
+    self.hostsFile = hostsFile
     self.refreshInterval = refreshInterval
     self.defaultTimeout = defaultTimeout
     self.maximumTimeout = maximumTimeout
@@ -87,12 +99,30 @@ package struct GatewayConfiguration: Sendable {
 
   /// Reads the domains of a config file.
   package static func domains(fromFile path: String) throws -> [DomainEndpoint] {
-    let file = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+    try domains(fromJSON: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
+  }
+
+  /// The domains of a config file's content.
+  package static func domains(fromJSON content: [UInt8], path: String) throws -> [DomainEndpoint] {
+    let file: File
+    do {
+      file = try JSONDecoder().decode(File.self, from: Data(content))
+    } catch {
+      throw GatewayError.invalidArgument("\(path): not {\"domains\": [\"host:port\", …]}: \(error)")
+    }
     return try file.domains.map { text in
       guard let endpoint = DomainEndpoint(text) else {
         throw GatewayError.invalidArgument("\(path): \"\(text)\" is not host:port")
       }
       return endpoint
     }
+  }
+
+  /// The domain list this configuration names.
+  package var domainList: DomainList { DomainList(fixed: domains, file: configFile) }
+
+  /// The resolver for the names in the domain list.
+  package var resolver: any AddressResolver {
+    hostsFile.map { HostsFileResolver(path: $0) } ?? SystemAddressResolver()
   }
 }

@@ -19,11 +19,28 @@ package struct GatewayOptions: ParsableArguments {
 
   @Option(
     name: .customLong("domain"),
-    help: "A domain's host:port; repeat for each (env INTENTMESH_DOMAINS, comma-separated).")
+    help:
+      "A domain's host:port; repeat for each (env INTENTMESH_DOMAINS, comma-separated). A name stands for every address it resolves to (A and AAAA), each a replica: a Kubernetes headless Service's name finds every ready pod."
+  )
   package var domains: [String] = []
 
-  @Option(help: "A JSON file {\"domains\": [\"host:port\", …]} (env INTENTMESH_GATEWAY_CONFIG).")
+  @Option(
+    help:
+      "A JSON file {\"domains\": [\"host:port\", …]} of more domains, read again on SIGHUP and when it changes (env INTENTMESH_GATEWAY_CONFIG)."
+  )
   package var config: String?
+
+  @Option(
+    help:
+      "Seconds between lookups of the domains' names (and checks of the config file); also looked up when a replica's connection fails (env INTENTMESH_RESOLVE_SECONDS; default 5)."
+  )
+  package var resolveSeconds: Double?
+
+  @Option(
+    help:
+      "A hosts-format file (address name …) the domains' names are looked up in first, read at every lookup; names it does not list go to the system resolver (env INTENTMESH_HOSTS_FILE)."
+  )
+  package var hostsFile: String?
 
   @Option(help: "Seconds between Describe rounds (env INTENTMESH_REFRESH_SECONDS; default 10).")
   package var refreshSeconds: Double?
@@ -99,14 +116,19 @@ package struct GatewayOptions: ParsableArguments {
     if texts.isEmpty, let list = environment["INTENTMESH_DOMAINS"], !list.isEmpty {
       texts = list.split(separator: ",").map(String.init)
     }
-    var endpoints = try texts.map { text in
+    let endpoints = try texts.map { text in
       guard let endpoint = DomainEndpoint(text) else { throw ValidationError("\"\(text)\" is not host:port") }
       return endpoint
     }
-    if let path = value(config, "INTENTMESH_GATEWAY_CONFIG") {
-      endpoints += try GatewayConfiguration.domains(fromFile: path)
+    let configFile = value(config, "INTENTMESH_GATEWAY_CONFIG")
+    let fromFile = try configFile.map { try GatewayConfiguration.domains(fromFile: $0) } ?? []
+    guard !(endpoints + fromFile).isEmpty else {
+      throw ValidationError("name at least one domain: --domain host:port")
     }
-    guard !endpoints.isEmpty else { throw ValidationError("name at least one domain: --domain host:port") }
+    let resolveText = value(resolveSeconds.map { "\($0)" }, "INTENTMESH_RESOLVE_SECONDS") ?? "5"
+    guard let resolve = Double(resolveText), resolve >= 0.05, resolve <= 86_400 else {
+      throw ValidationError("resolve seconds \(resolveText) is not 0.05 to 86400")
+    }
     let levelText = value(logLevel, "INTENTMESH_LOG_LEVEL") ?? "info"
     guard let level = Logger.Level(rawValue: levelText) else { throw ValidationError("unknown log level \(levelText)") }
     let port =
@@ -152,6 +174,9 @@ package struct GatewayOptions: ParsableArguments {
       metricsPort: metrics < 0 ? nil : metrics,
       forwarding: forwardingMode,
       domains: endpoints,
+      configFile: configFile,
+      resolveInterval: .milliseconds(Int64(resolve * 1000)),
+      hostsFile: value(hostsFile, "INTENTMESH_HOSTS_FILE"),
       refreshInterval: .milliseconds(Int64(refresh * 1000)),
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),

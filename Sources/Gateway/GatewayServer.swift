@@ -22,9 +22,16 @@ package struct GatewayServer: Sendable {
     if let loops = configuration.eventLoops { NIOSingletons.groupLoopCountSuggestion = loops }
     var logger = Logger(label: "gateway")
     logger.logLevel = configuration.logLevel
+    // Names in the domain list stand for every address they resolve to, looked up again while it runs.
+    let domainList = configuration.domainList
+    let resolver = configuration.resolver
+    let plan = try await DomainDiscovery.firstPlan(of: domainList, resolver: resolver, logger: logger)
     let directory = try DomainDirectory(
-      endpoints: configuration.domains, refreshInterval: configuration.refreshInterval,
+      endpoints: plan.endpoints, refreshInterval: configuration.refreshInterval,
       tls: configuration.upstreamTLS, logger: logger)
+    let discovery = DomainDiscovery(
+      directory: directory, list: domainList, initial: plan, resolver: resolver,
+      interval: configuration.resolveInterval, logger: logger)
     let router = GatewayRouter(
       directory: directory,
       deadline: CallDeadline(defaultTimeout: configuration.defaultTimeout, maximumTimeout: configuration.maximumTimeout)
@@ -92,6 +99,7 @@ package struct GatewayServer: Sendable {
     }
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: DirectoryService(directory: directory)),
+      .init(service: DiscoveryService(discovery: discovery, logger: logger)),
       .init(service: GRPCServerService(server: server)),
       .init(service: KeySetRefresher(verifier: verifier, interval: configuration.authentication.refreshInterval)),
     ]
@@ -123,6 +131,26 @@ extension GatewayServer {
       throw GatewayError.invalidArgument("the gateway's gRPC server is not listening")
     }
     return DomainEndpoint(host: address.host, port: address.port)
+  }
+}
+
+/// Keeps the domain list's replicas current until graceful shutdown, and reloads the list on SIGHUP.
+struct DiscoveryService: Service {
+  let discovery: DomainDiscovery
+  let logger: Logger
+
+  func run() async throws {
+    await cancelWhenGracefulShutdown {
+      await withDiscardingTaskGroup { group in
+        group.addTask { await discovery.run() }
+        group.addTask {
+          for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            logger.info("SIGHUP: reloading the domain list")
+            discovery.reload(because: "SIGHUP")
+          }
+        }
+      }
+    }
   }
 }
 

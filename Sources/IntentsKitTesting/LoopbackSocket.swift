@@ -4,10 +4,11 @@
   import Darwin
 #endif
 
-/// A blocking TCP socket to a port on 127.0.0.1, for tests that speak a protocol byte by byte.
+/// A blocking TCP socket to a port on a loopback address (127.0.0.1 unless told), for tests that
+/// speak a protocol byte by byte.
 package enum LoopbackSocket {
   /// A connected socket's descriptor, or nil when nothing accepts on `port`. The caller closes it.
-  package static func connect(port: Int, receiveBuffer: Int32? = nil) -> Int32? {
+  package static func connect(host: String = "127.0.0.1", port: Int, receiveBuffer: Int32? = nil) -> Int32? {
     #if canImport(Glibc)
       let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     #else
@@ -21,7 +22,7 @@ package enum LoopbackSocket {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_addr.s_addr = inet_addr(host)
     let connected = withUnsafePointer(to: &address) {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
         #if canImport(Glibc)

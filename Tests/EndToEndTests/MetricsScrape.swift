@@ -15,9 +15,11 @@ enum MetricsScrape {
     return address.split(separator: ":").last.flatMap { Int($0) }
   }
 
-  /// The status line and body of `GET path` on 127.0.0.1:`port`.
-  static func get(port: Int, path: String = "/metrics") throws -> (status: String, body: String) {
-    guard let fd = LoopbackSocket.connect(port: port) else {
+  /// The status line and body of `GET path` on `host`:`port`.
+  static func get(host: String = "127.0.0.1", port: Int, path: String = "/metrics") throws -> (
+    status: String, body: String
+  ) {
+    guard let fd = LoopbackSocket.connect(host: host, port: port) else {
       throw ServiceProcess.Failure(description: "cannot connect to metrics port \(port)")
     }
     defer { close(fd) }

@@ -19,7 +19,9 @@ struct TLSTests {
   typealias Transport = HTTP2ClientTransport.Posix
 
   /// UnicornChat on a loopback port with `tls`, until `body` returns.
-  static func withMessaging<T: Sendable>(tls: ServerTLS, _ body: (Int) async throws -> T) async throws -> T {
+  static func withMessaging<T: Sendable>(
+    tls: ServerTLS, host: String = "127.0.0.1", _ body: (Int) async throws -> T
+  ) async throws -> T {
     var logger = Logger(label: "test.tls")
     logger.logLevel = .critical
     let path = TemporaryDatabase.path(named: "tls-messaging")
@@ -30,7 +32,7 @@ struct TLSTests {
       logger: logger)
     prepared.board.set(.serving, for: "")
     let server = GRPCServer(
-      transport: ServiceTransport.http2(host: "127.0.0.1", port: 0, maxRequestMessageBytes: 4 << 20, tls: tls),
+      transport: ServiceTransport.http2(host: host, port: 0, maxRequestMessageBytes: 4 << 20, tls: tls),
       services: prepared.services, interceptors: try await TestIdentity.serverInterceptors())
     do {
       let result = try await withThrowingTaskGroup(of: Void.self) { group in
@@ -113,7 +115,7 @@ struct TLSTests {
   }
 
   @Test(
-    "the gateway over TLS (relay, ALPN h2) reaches a mutual-TLS domain on both paths; without its certificate it reaches none"
+    "the gateway over TLS (relay, ALPN h2) reaches a mutual-TLS domain on both paths; without its certificate, or at an address found under a name its certificate does not hold, it reaches none"
   )
   func gatewayTLS() async throws {
     let certificates = try TestCertificates.make()
@@ -126,12 +128,21 @@ struct TLSTests {
       trustRoots: certificates.caCertificate, certificateChain: certificates.clientCertificate,
       privateKey: certificates.clientKey)
     let withoutCertificate = ClientTLS(trustRoots: certificates.caCertificate)
-    try await Self.withMessaging(tls: domainTLS) { domainPort in
-      for (upstream, reaches) in [(withCertificate, true), (withoutCertificate, false)] {
-        try await Self.withGateway(domainPort: domainPort, publicTLS: publicTLS, upstream: upstream) {
-          port, directory in
+    // On 127.0.0.1, which the certificate holds, and on 127.0.0.2, which it does not: there an
+    // address the gateway found by resolving a name is accepted by that name only.
+    let cases: [(host: String, ClientTLS, serverName: String?, reaches: Bool)] = [
+      ("127.0.0.1", withCertificate, nil, true), ("127.0.0.1", withoutCertificate, nil, false),
+      ("127.0.0.2", withCertificate, "localhost", true), ("127.0.0.2", withCertificate, "elsewhere.test", false),
+      ("127.0.0.2", withCertificate, nil, false),
+    ]
+    for (host, upstream, serverName, reaches) in cases {
+      try await Self.withMessaging(tls: domainTLS, host: host) { domainPort in
+        try await Self.withGateway(
+          domain: DomainEndpoint(host: host, port: domainPort, serverName: serverName), publicTLS: publicTLS,
+          upstream: upstream
+        ) { port, directory in
           let client = ClientTLS(trustRoots: certificates.caCertificate).transportSecurity
-          #expect(directory.statuses.contains { $0.1.manifest != nil } == reaches)
+          #expect(directory.statuses.contains { $0.1.manifest != nil } == reaches, "as \(serverName ?? "its address")")
           // The relayed path (stream to the domain) and the gateway's own (Interact over its client).
           let relayed = await Self.resolve(port: port, client)
           #expect(reaches ? relayed == nil : relayed != nil, "relayed: \(String(describing: relayed))")
@@ -157,16 +168,16 @@ struct TLSTests {
     }
   }
 
-  /// A gateway in front of the domain at `domainPort`: its relay on TLS, its directory and relay
+  /// A gateway in front of the domain at `domain`: its relay on TLS, its directory and relay
   /// reaching the domain with `upstream`.
   static func withGateway(
-    domainPort: Int, publicTLS: ServerTLS, upstream: ClientTLS, _ body: (Int, DomainDirectory) async throws -> Void
+    domain: DomainEndpoint, publicTLS: ServerTLS, upstream: ClientTLS,
+    _ body: (Int, DomainDirectory) async throws -> Void
   ) async throws {
     var logger = Logger(label: "test.tls.gateway")
     logger.logLevel = .critical
     let directory = try DomainDirectory(
-      endpoints: [DomainEndpoint(host: "127.0.0.1", port: domainPort)], refreshInterval: .milliseconds(200),
-      tls: upstream, logger: logger)
+      endpoints: [domain], refreshInterval: .milliseconds(200), tls: upstream, logger: logger)
     let router = GatewayRouter(
       directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(20), maximumTimeout: .seconds(30)))
     let gateway = try await SocketServer.start(services: [

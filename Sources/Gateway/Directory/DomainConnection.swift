@@ -4,13 +4,15 @@ package import GRPCNIOTransportHTTP2
 package import IntentMeshProtos
 package import ServiceKit
 
-/// A gateway's client of one domain: one HTTP/2 connection that reconnects with backoff, and the
-/// generated clients over it.
+/// A gateway's client of one domain replica: one HTTP/2 connection that reconnects with backoff,
+/// and the generated clients over it. Retired when the replica leaves the domain list: calls in
+/// flight finish, no new one is made.
 package final class DomainConnection: Sendable {
   package let endpoint: DomainEndpoint
   package let client: GRPCClient<HTTP2ClientTransport.Posix>
   package let extensionClient: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
   package let healthClient: Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>
+  private let retirement = AsyncStream.makeStream(of: Never.self)
 
   package init(endpoint: DomainEndpoint, tls: ClientTLS? = nil) throws {
     self.endpoint = endpoint
@@ -28,6 +30,7 @@ package final class DomainConnection: Sendable {
       target: endpoint.target,
       transportSecurity: tls?.transportSecurity ?? .plaintext,
       config: config,
+      resolverRegistry: DomainEndpoint.resolverRegistry,
       serviceConfig: serviceConfig
     )
     self.client = GRPCClient(transport: transport)
@@ -42,5 +45,15 @@ package final class DomainConnection: Sendable {
 
   package func shutdown() {
     client.beginGracefulShutdown()
+  }
+
+  /// Marks the replica as gone from the domain list: `untilRetired()` returns.
+  func retire() {
+    retirement.continuation.finish()
+  }
+
+  /// Returns once `retire()` was called, or when the task is cancelled.
+  func untilRetired() async {
+    for await _ in retirement.stream {}
   }
 }

@@ -7,7 +7,10 @@ package import ServiceKit
 
 /// The domains the gateway knows: it calls Describe on each at start, periodically and whenever a
 /// domain's health changes, and rebuilds the routing table from their manifests. A domain that adds
-/// an intent is routed to after its next Describe, with no gateway restart.
+/// an intent is routed to after its next Describe, with no gateway restart. Its replicas may change
+/// while it runs (`setEndpoints`, from `DomainDiscovery`): a new one is connected and described, one
+/// that leaves is taken out of the routing table at once and its connection closed once the calls
+/// in flight on it have finished.
 package final class DomainDirectory: Sendable {
   package struct DomainStatus: Sendable {
     package var manifest: Intentmesh_V1_ExtensionManifest?
@@ -19,33 +22,98 @@ package final class DomainDirectory: Sendable {
     var descriptorsAskedFor: Intentmesh_V1_ExtensionManifest?
   }
 
-  package let connections: [DomainConnection]
+  private struct State {
+    /// The replicas in the domain list, in its order.
+    var connections: [DomainConnection]
+    /// Replicas that left the list, until the calls in flight on them have finished.
+    var draining: [DomainConnection] = []
+    var statuses: [DomainEndpoint: DomainStatus]
+    var table = RoutingTable(manifests: [])
+    var descriptorChanges = 0
+  }
+
   private let refreshInterval: Duration
+  private let tls: ClientTLS?
   private let logger: Logger
-  private let state: Mutex<(statuses: [DomainEndpoint: DomainStatus], table: RoutingTable, descriptorChanges: Int)>
+  private let state: Mutex<State>
   private let firstRound = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+  /// Connections to start serving (every one, from the first).
+  private let additions = AsyncStream.makeStream(of: DomainConnection.self)
+  private let connectionLost = Mutex<(@Sendable (DomainEndpoint) -> Void)?>(nil)
 
   package init(endpoints: [DomainEndpoint], refreshInterval: Duration, tls: ClientTLS? = nil, logger: Logger) throws {
-    self.connections = try endpoints.map { try DomainConnection(endpoint: $0, tls: tls) }
+    let connections = try Self.unique(endpoints).map { try DomainConnection(endpoint: $0, tls: tls) }
     self.refreshInterval = refreshInterval
+    self.tls = tls
     self.logger = logger
     self.state = Mutex(
-      (Dictionary(uniqueKeysWithValues: endpoints.map { ($0, DomainStatus()) }), RoutingTable(manifests: []), 0))
+      State(
+        connections: connections,
+        statuses: Dictionary(uniqueKeysWithValues: connections.map { ($0.endpoint, DomainStatus()) })))
+    for connection in connections { additions.continuation.yield(connection) }
   }
+
+  /// The replicas in the domain list, in its order.
+  package var connections: [DomainConnection] { state.withLock { $0.connections } }
 
   /// The current routing table.
   package var table: RoutingTable { state.withLock { $0.table } }
 
+  /// Called when a replica's connection fails (its health watch ends): discovery resolves again.
+  package func onConnectionLost(_ action: @escaping @Sendable (DomainEndpoint) -> Void) {
+    connectionLost.withLock { $0 = action }
+  }
+
+  /// Makes `endpoints` the domain list: replicas not in it yet are connected (and described at
+  /// once), replicas no longer in it leave the routing table now and are closed once their calls
+  /// in flight end. Returns what changed.
+  @discardableResult
+  package func setEndpoints(_ endpoints: [DomainEndpoint]) throws -> (
+    added: [DomainEndpoint], removed: [DomainEndpoint]
+  ) {
+    let endpoints = Self.unique(endpoints)
+    let known = Set(state.withLock { $0.connections.map(\.endpoint) })
+    let fresh = try endpoints.filter { !known.contains($0) }.map { try DomainConnection(endpoint: $0, tls: tls) }
+    let removed = state.withLock { state -> [DomainConnection] in
+      let wanted = Set(endpoints)
+      let leaving = state.connections.filter { !wanted.contains($0.endpoint) }
+      let staying = state.connections.filter { wanted.contains($0.endpoint) } + fresh
+      state.connections = endpoints.compactMap { endpoint in staying.first { $0.endpoint == endpoint } }
+      for connection in fresh { state.statuses[connection.endpoint] = DomainStatus() }
+      for connection in leaving { state.statuses[connection.endpoint] = nil }
+      state.draining += leaving
+      if !leaving.isEmpty { state.descriptorChanges += 1 }
+      Self.rebuildTable(&state)
+      return leaving
+    }
+    for connection in fresh {
+      logger.info("domain replica added", metadata: ["endpoint": "\(connection.endpoint)"])
+      additions.continuation.yield(connection)
+    }
+    for connection in removed {
+      logger.info("domain replica removed: draining", metadata: ["endpoint": "\(connection.endpoint)"])
+      connection.retire()
+    }
+    return (fresh.map(\.endpoint), removed.map(\.endpoint))
+  }
+
+  private static func unique(_ endpoints: [DomainEndpoint]) -> [DomainEndpoint] {
+    var seen = Set<DomainEndpoint>()
+    return endpoints.filter { seen.insert($0).inserted }
+  }
+
   /// Every domain's last known status.
   package var statuses: [(DomainEndpoint, DomainStatus)] {
-    state.withLock { state in connections.map { ($0.endpoint, state.statuses[$0.endpoint] ?? DomainStatus()) } }
+    state.withLock { state in
+      state.connections.map { ($0.endpoint, state.statuses[$0.endpoint] ?? DomainStatus()) }
+    }
   }
 
   /// What every domain's reflection serves for its manifest, and a count that grows when any of it
   /// changes (so a reader rebuilds only then).
   package var descriptors: (changes: Int, domains: [DomainDescriptors]) {
     state.withLock { state in
-      (state.descriptorChanges, connections.compactMap { state.statuses[$0.endpoint]?.descriptors })
+      (state.descriptorChanges, state.connections.compactMap { state.statuses[$0.endpoint]?.descriptors })
     }
   }
 
@@ -62,31 +130,53 @@ package final class DomainDirectory: Sendable {
     state.withLock { $0.statuses[endpoint]?.health ?? "UNKNOWN" }
   }
 
+  /// The connection to `endpoint`, also while it drains (a call that chose it just before it left).
   package func connection(for endpoint: DomainEndpoint) -> DomainConnection? {
-    connections.first { $0.endpoint == endpoint }
+    state.withLock { state in
+      state.connections.first { $0.endpoint == endpoint } ?? state.draining.last { $0.endpoint == endpoint }
+    }
   }
 
   /// Keeps connections, health watches and periodic refreshes going until cancelled.
   package func run() async {
     await withTaskCancellationHandler {
       await withDiscardingTaskGroup { group in
-        for connection in connections {
-          group.addTask { try? await connection.run() }
-          group.addTask { await self.watchHealth(of: connection) }
-        }
         group.addTask {
           await self.refreshAll()
           self.finishFirstRound()
           await self.refreshPeriodically()
         }
+        // A replica added later is described as soon as its health watch sees it SERVING.
+        for await connection in additions.stream {
+          group.addTask { await self.serve(connection) }
+        }
       }
     } onCancel: {
-      for connection in connections { connection.shutdown() }
+      additions.continuation.finish()
+      let all = state.withLock { $0.connections + $0.draining }
+      for connection in all { connection.shutdown() }
     }
+  }
+
+  /// Runs one replica's connection and health watch; once it is retired, stops the watch and lets
+  /// the calls in flight finish before the connection closes.
+  private func serve(_ connection: DomainConnection) async {
+    await withDiscardingTaskGroup { group in
+      group.addTask { try? await connection.run() }
+      await withTaskGroup(of: Void.self) { watch in
+        watch.addTask { await self.watchHealth(of: connection) }
+        watch.addTask { await connection.untilRetired() }
+        _ = await watch.next()
+        watch.cancelAll()
+      }
+      connection.shutdown()
+    }
+    state.withLock { $0.draining.removeAll { $0 === connection } }
   }
 
   /// Describes every domain now; returns when all have answered or failed.
   package func refreshAll() async {
+    let connections = self.connections
     await withDiscardingTaskGroup { group in
       for connection in connections { group.addTask { await self.refresh(connection) } }
     }
@@ -120,12 +210,14 @@ package final class DomainDirectory: Sendable {
   /// Fetches the files the domain's reflection serves for `manifest`; a domain without reflection
   /// is still routed, its types just not described through the gateway.
   private func describeTypes(of manifest: Intentmesh_V1_ExtensionManifest, at connection: DomainConnection) async {
-    state.withLock { $0.statuses[connection.endpoint, default: DomainStatus()].descriptorsAskedFor = manifest }
+    state.withLock { $0.statuses[connection.endpoint]?.descriptorsAskedFor = manifest }
     do {
       let descriptors = try await DomainDescriptors.fetch(for: manifest, over: connection.client)
       state.withLock { state in
-        guard state.statuses[connection.endpoint]?.descriptors != descriptors else { return }
-        state.statuses[connection.endpoint, default: DomainStatus()].descriptors = descriptors
+        guard state.statuses[connection.endpoint] != nil,
+          state.statuses[connection.endpoint]?.descriptors != descriptors
+        else { return }
+        state.statuses[connection.endpoint]?.descriptors = descriptors
         state.descriptorChanges += 1
       }
     } catch {
@@ -141,14 +233,20 @@ package final class DomainDirectory: Sendable {
     }
   }
 
+  /// Changes the status of a replica still in the list (one that left is not brought back).
   private func update(_ endpoint: DomainEndpoint, _ change: (inout DomainStatus) -> Void) {
     state.withLock { state in
-      change(&state.statuses[endpoint, default: DomainStatus()])
-      state.table = RoutingTable(
-        manifests: connections.compactMap { connection in
-          state.statuses[connection.endpoint]?.manifest.map { (connection.endpoint, $0) }
-        })
+      guard state.statuses[endpoint] != nil else { return }
+      change(&state.statuses[endpoint]!)
+      Self.rebuildTable(&state)
     }
+  }
+
+  private static func rebuildTable(_ state: inout State) {
+    state.table = RoutingTable(
+      manifests: state.connections.compactMap { connection in
+        state.statuses[connection.endpoint]?.manifest.map { (connection.endpoint, $0) }
+      })
   }
 
   static func healthName(_ status: Grpc_Health_V1_HealthCheckResponse.ServingStatus) -> String {
@@ -197,8 +295,8 @@ package final class DomainDirectory: Sendable {
           for try await message in response.messages {
             let health = Self.healthName(message.status)
             let changed = self.state.withLock { state -> Bool in
-              let old = state.statuses[connection.endpoint]?.health
-              state.statuses[connection.endpoint, default: DomainStatus()].health = health
+              guard let old = state.statuses[connection.endpoint]?.health else { return false }
+              state.statuses[connection.endpoint]?.health = health
               // A domain that comes back may serve other files: ask again.
               if old != health { state.statuses[connection.endpoint]?.descriptorsAskedFor = nil }
               return old != health
@@ -214,6 +312,8 @@ package final class DomainDirectory: Sendable {
         if Task.isCancelled { return }
       }
       update(connection.endpoint) { $0.health = "UNKNOWN" }
+      // The replica may have moved (a rescheduled pod): discovery looks its name up again.
+      connectionLost.withLock { $0 }?(connection.endpoint)
       try? await Task.sleep(for: .milliseconds(250))
     }
   }

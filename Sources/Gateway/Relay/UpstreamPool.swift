@@ -40,7 +40,7 @@ final class UpstreamPool {
     let delay = backoffs[endpoint, default: UpstreamBackoff()].calmDown(now: eventLoop.now)
     state?.events.record(
       "upstream_backoff", code: "ENHANCE_YOUR_CALM",
-      detail: "\(endpoint.host):\(endpoint.port): new connections wait \(delay.nanoseconds / 1_000_000) ms")
+      detail: "\(endpoint): new connections wait \(delay.nanoseconds / 1_000_000) ms")
   }
 
   private func connect(to endpoint: DomainEndpoint) -> RelayConnection {
@@ -76,10 +76,10 @@ final class UpstreamPool {
       .channelInitializer { channel in
         channel.eventLoop.makeCompletedFuture {
           if let tls {
-            // A name is sent as SNI and checked against the certificate; an IP address is checked
-            // against the certificate's IP addresses.
-            let hostname = endpoint.host.isIPAddress ? nil : endpoint.host
-            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: hostname))
+            // A name (the configured one for an address found by resolving it) is sent as SNI and
+            // checked against the certificate; an IP address is checked against its IP addresses.
+            try channel.pipeline.syncOperations.addHandler(
+              NIOSSLClientHandler(context: tls, serverHostname: endpoint.tlsName))
           }
           try channel.pipeline.syncOperations.addHandler(loopBound.value)
         }
