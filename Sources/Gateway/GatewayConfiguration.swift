@@ -25,6 +25,8 @@ package struct GatewayConfiguration: Sendable {
   package var resolveInterval: Duration
   /// A hosts-format file names are looked up in before the system resolver; nil: the system's only.
   package var hostsFile: String?
+  /// The OpenTelemetry collector traces are sent to; nil: no spans are made.
+  package var otlpEndpoint: String?
   /// How often every domain is described again (also on each health change).
   package var refreshInterval: Duration
   /// The deadline of a domain call when the caller sets none.
@@ -53,7 +55,7 @@ package struct GatewayConfiguration: Sendable {
   package init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
     domains: [DomainEndpoint], configFile: String? = nil, resolveInterval: Duration = .seconds(5),
-    hostsFile: String? = nil,
+    hostsFile: String? = nil, otlpEndpoint: String? = nil,
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
@@ -74,6 +76,7 @@ package struct GatewayConfiguration: Sendable {
     self.configFile = configFile
     self.resolveInterval = resolveInterval
     self.hostsFile = hostsFile
+    self.otlpEndpoint = otlpEndpoint
     self.refreshInterval = refreshInterval
     self.defaultTimeout = defaultTimeout
     self.maximumTimeout = maximumTimeout

@@ -94,6 +94,12 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var eventLoops: Int?
 
+  @Option(
+    help:
+      "Send traces (OTLP over gRPC) to this collector, e.g. http://127.0.0.1:4317 (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT; default none: no spans are made). A call's W3C traceparent is continued, or a trace started, and passed on to the domain."
+  )
+  package var otlpEndpoint: String?
+
   @OptionGroup(title: "Limits of the public port (what any one client may make the gateway hold or do)")
   package var relayLimits: RelayLimitOptions
 
@@ -177,6 +183,7 @@ package struct GatewayOptions: ParsableArguments {
       configFile: configFile,
       resolveInterval: .milliseconds(Int64(resolve * 1000)),
       hostsFile: value(hostsFile, "INTENTMESH_HOSTS_FILE"),
+      otlpEndpoint: TraceExport.endpoint(flag: otlpEndpoint, environment: environment),
       refreshInterval: .milliseconds(Int64(refresh * 1000)),
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),

@@ -20,6 +20,9 @@ package struct GatewayServer: Sendable {
   package func run() async throws {
     // Before anything uses the shared event-loop group, which every server and client here does.
     if let loops = configuration.eventLoops { NIOSingletons.groupLoopCountSuggestion = loops }
+    // Before the first logger: with tracing on, log lines carry the trace they belong to.
+    let traceExport = try TraceExport.bootstrap(
+      serviceName: "gateway", endpoint: configuration.otlpEndpoint, logLevel: configuration.logLevel)
     var logger = Logger(label: "gateway")
     logger.logLevel = configuration.logLevel
     // Names in the domain list stand for every address they resolve to, looked up again while it runs.
@@ -59,7 +62,8 @@ package struct GatewayServer: Sendable {
         reflection,
       ],
       interceptors: [
-        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), UnexpectedErrorInterceptor(logger: logger),
+        TracingServerInterceptor(), MetricsInterceptor(metrics: metrics), RequestIDInterceptor(),
+        UnexpectedErrorInterceptor(logger: logger),
         AuthenticationInterceptor(verifier: verifier),
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
@@ -103,6 +107,8 @@ package struct GatewayServer: Sendable {
       .init(service: GRPCServerService(server: server)),
       .init(service: KeySetRefresher(verifier: verifier, interval: configuration.authentication.refreshInterval)),
     ]
+    // First, so that it stops last: the spans of the last calls are still sent.
+    if let traceExport { services.insert(.init(service: traceExport), at: 0) }
     // Shut down in reverse: the relay drains before the web side and the gRPC server behind it stop.
     if let web { services.append(.init(service: web)) }
     if let relay { services.append(.init(service: relay)) }

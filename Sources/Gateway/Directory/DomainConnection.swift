@@ -33,7 +33,8 @@ package final class DomainConnection: Sendable {
       resolverRegistry: DomainEndpoint.resolverRegistry,
       serviceConfig: serviceConfig
     )
-    self.client = GRPCClient(transport: transport)
+    // The call's trace (a gateway RPC answered by its own server) goes on to the domain.
+    self.client = GRPCClient(transport: transport, interceptors: [TracingClientInterceptor()])
     self.extensionClient = Intentmesh_V1_IntentsExtension.Client(wrapping: client)
     self.healthClient = Grpc_Health_V1_Health.Client(wrapping: client)
   }

@@ -31,6 +31,8 @@ final class RelayedCall {
   /// The stream is not gRPC (a Connect or gRPC-Web call, a CORS preflight, a page): the web side answers it.
   private let forWebSide: Bool
   private var call: RelayMetrics.Call?
+  /// The span of the gateway's hop, while the call goes to a domain and tracing is on.
+  private var trace: RelayTrace?
 
   /// The client opened `stream` with `headers`: a call the gateway's server answers, or whose
   /// route comes only with the request's end, opens upstream at once; a pass-through call waits
@@ -74,10 +76,7 @@ final class RelayedCall {
       requestArrived(.headers(headers, endStream: endStream), bytes: 0)
     } else if stream === upstreamStream {
       let action = machine.responseHeadersArrived(endStream: endStream)
-      if endStream, case .forward = action {
-        state.metrics.finished(call, status: headers.first(name: "grpc-status"))
-        call = nil
-      }
+      if endStream, case .forward = action { callEnded(status: headers.first(name: "grpc-status")) }
       responseArrived(.headers(headers, endStream: endStream), action: action, on: stream, from: connection)
     }
   }
@@ -87,10 +86,7 @@ final class RelayedCall {
       requestArrived(.data(data, endStream: endStream), bytes: data.readableBytes)
     } else if stream === upstreamStream {
       let action = machine.responseDataArrived(bytes: data.readableBytes, endStream: endStream)
-      if endStream, case .forward = action {
-        state.metrics.finished(call, status: nil)
-        call = nil
-      }
+      if endStream, case .forward = action { callEnded(status: nil) }
       responseArrived(.data(data, endStream: endStream), action: action, on: stream, from: connection)
     } else {
       connection.credit(stream, data.readableBytes)  // a stream this call has left
@@ -161,7 +157,7 @@ final class RelayedCall {
       if let shape = passThrough?.shape, let found = IntentWireScan.scan(message, shape: shape),
         let domain = router.domain(for: found)
       {
-        open(to: .domain(domain))
+        open(to: .domain(domain), intentClass: found.intentClass)
       } else {
         open(to: .gatewayServer)
       }
@@ -193,7 +189,7 @@ final class RelayedCall {
     }
   }
 
-  private func open(to destination: RelayedCallStateMachine.Destination) {
+  private func open(to destination: RelayedCallStateMachine.Destination, intentClass: String? = nil) {
     let endpoint: DomainEndpoint
     switch destination {
     case .gatewayServer: endpoint = router.gatewayServer
@@ -204,9 +200,15 @@ final class RelayedCall {
     // A unary pass-through request is short: keep it until the domain answers, so that a stream the
     // domain refuses (GOAWAY, lost connection) can still be placed through the gateway's server.
     let streaming = passThrough?.streaming ?? false
+    var trace: RelayTrace?
     let (request, released) = machine.open(to: destination, keepForRetry: toDomain && machine.requestEnded) {
-      toDomain ? router.upstreamHeaders($0, streaming: streaming).0 : $0
+      guard toDomain else { return $0 }
+      var headers = router.upstreamHeaders($0, streaming: streaming).0
+      trace = RelayTrace.start(path: path, headers: $0, endpoint: endpoint, intentClass: intentClass)
+      trace?.inject(into: &headers)
+      return headers
     }
+    self.trace = trace
     state.routingBytes -= released
     // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
     if toDomain { call = state.startedCall(path: path) }
@@ -283,8 +285,7 @@ final class RelayedCall {
     }
     headers.add(name: "grpc-status", value: "\(status)")
     headers.add(name: "grpc-message", value: message)
-    state.metrics.finished(call, status: "\(status)")
-    call = nil
+    callEnded(status: "\(status)")
     client.send(.headers(headers, endStream: true), on: clientStream)
   }
 
@@ -294,10 +295,7 @@ final class RelayedCall {
     guard let (released, creditClient, creditUpstream) = machine.clientReset() else { return }
     state.routingBytes -= released
     if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }
-    if call != nil {
-      state.metrics.finished(call, status: "1")  // the client cancelled
-      call = nil
-    }
+    if call != nil || trace != nil { callEnded(status: "1") }  // the client cancelled
     client.credit(clientStream, creditClient)
     self.creditUpstream(creditUpstream)
   }
@@ -309,15 +307,26 @@ final class RelayedCall {
     case .none:
       break
     case .retry(let request):
-      // Sends the kept request to the gateway's server, which places it again or says why not.
+      // Sends the kept request to the gateway's server, which places it again or says why not
+      // (its span a child of this one: the kept headers carry it).
       state.metrics.abandoned(call)
       call = nil
+      trace?.end(status: nil, note: "the domain refused the stream: placed again by the gateway's server")
+      trace = nil
       send(request, to: router.gatewayServer)
     case .fail(let toDomain, let trailersOnly):
       failCall(
         status: 14, message: toDomain ? "the domain reset the stream" : "the gateway's server reset the stream",
         trailersOnly: trailersOnly)
     }
+  }
+
+  /// The call ended with `status` (its `grpc-status`; nil when none came): counted, its span ended.
+  private func callEnded(status: String?) {
+    state.metrics.finished(call, status: status)
+    call = nil
+    trace?.end(status: status)
+    trace = nil
   }
 
   private func creditUpstream(_ bytes: Int) {

@@ -28,7 +28,9 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
   package func resolve(
     request: Intentmesh_V1_ResolveRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ResolveResponse {
-    try await guarded("Resolve") {
+    try await guarded(
+      "Resolve", intentClass: request.intent.intentClass, outcome: { $0.complete ? "complete" : "incomplete" }
+    ) {
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: request.intent.intentClass, identifier: request.intent.identifier)
       let outcome = try await registration.resolve(payload(of: request.intent), request.parameters, intentContext)
@@ -44,7 +46,7 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
   package func confirm(
     request: Intentmesh_V1_ConfirmRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ConfirmResponse {
-    try await guarded("Confirm") {
+    try await guarded("Confirm", intentClass: request.intent.intentClass, outcome: { $0.response.codeName }) {
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: request.intent.intentClass, identifier: request.intent.identifier)
       let answer = try await registration.confirm(payload(of: request.intent), intentContext)
@@ -75,7 +77,10 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
   package func handle(
     request: Intentmesh_V1_HandleRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_HandleResponse {
-    try await guarded("Handle") {
+    try await guarded(
+      "Handle", intentClass: request.intent.intentClass,
+      outcome: { $0.replayed ? "\($0.response.codeName) (replayed)" : $0.response.codeName }
+    ) {
       let intent = request.intent
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: intent.intentClass, identifier: intent.identifier)
@@ -135,7 +140,9 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
   package func configureView(
     request: Intentmesh_V1_ConfigureViewRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ConfigureViewResponse {
-    try await guarded("ConfigureView") {
+    try await guarded(
+      "ConfigureView", intentClass: request.interaction.intent.intentClass, outcome: { _ in "configured" }
+    ) {
       let interaction = request.interaction
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: interaction.intent.intentClass, identifier: interaction.intent.identifier)
@@ -215,7 +222,20 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
 
   /// Runs an RPC body: errors that carry a status pass through; anything else is logged with the
   /// request id and answered INTERNAL, without internals in the message.
-  private func guarded<T: Sendable>(_ method: String, _ body: () async throws -> T) async throws -> T {
+  /// Runs a method's body, its errors mapped to statuses; with tracing on, inside a span named
+  /// "Method IntentClass" with the intent class and the outcome as attributes.
+  private func guarded<T: Sendable>(
+    _ method: String, intentClass: String? = nil, outcome: (T) -> String = { _ in "" }, _ body: () async throws -> T
+  ) async throws -> T {
+    guard let intentClass, TraceExport.isEnabled || scope.logger.logLevel <= .debug else {
+      return try await mapped(method, body)
+    }
+    return try await IntentSpan.run(
+      "\(method) \(intentClass)", intentClass: intentClass, logger: scope.logger, outcome: outcome
+    ) { try await mapped(method, body) }
+  }
+
+  private func mapped<T: Sendable>(_ method: String, _ body: () async throws -> T) async throws -> T {
     do {
       return try await body()
     } catch let error as any RPCErrorConvertible {

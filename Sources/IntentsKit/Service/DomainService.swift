@@ -31,6 +31,9 @@ package struct DomainService: Sendable {
 
   /// Serves until SIGTERM or SIGINT, then drains calls in flight and closes the store.
   package func run() async throws {
+    // Before the first logger: with tracing on, log lines carry the trace they belong to.
+    let traceExport = try TraceExport.bootstrap(
+      serviceName: definition.serviceName, endpoint: configuration.otlpEndpoint, logLevel: configuration.logLevel)
     var logger = Logger(label: definition.serviceName)
     logger.logLevel = configuration.logLevel
     let store = try await StoreOpener.open(
@@ -38,7 +41,7 @@ package struct DomainService: Sendable {
       logger: logger)
     logger.info("store: \(configuration.database.redacted)")
     do {
-      try await serve(store: store, logger: logger)
+      try await serve(store: store, traceExport: traceExport, logger: logger)
     } catch {
       try? await store.close()
       throw error
@@ -47,7 +50,7 @@ package struct DomainService: Sendable {
     logger.info("stopped cleanly")
   }
 
-  private func serve(store: any IntentStore, logger: Logger) async throws {
+  private func serve(store: any IntentStore, traceExport: (any Service)?, logger: Logger) async throws {
     guard let manifestDirectory = configuration.manifestDirectory ?? bundledManifest else {
       throw ManifestError.unreadable(path: "(none)", underlying: "no manifest folder: pass --manifest")
     }
@@ -70,7 +73,8 @@ package struct DomainService: Sendable {
       transport: transport,
       services: prepared.services + [reflection],
       interceptors: [
-        MetricsInterceptor(metrics: metrics), RequestIDInterceptor(), UnexpectedErrorInterceptor(logger: logger),
+        TracingServerInterceptor(), MetricsInterceptor(metrics: metrics), RequestIDInterceptor(),
+        UnexpectedErrorInterceptor(logger: logger),
         AuthenticationInterceptor(verifier: verifier),
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
@@ -89,6 +93,8 @@ package struct DomainService: Sendable {
             metrics: metrics, serviceName: definition.serviceName, host: configuration.host, port: metricsPort,
             logger: logger)))
     }
+    // First, so that it stops last: the spans of the last calls are still sent.
+    if let traceExport { services.insert(.init(service: traceExport), at: 0) }
     if let maintenance = definition.maintenance {
       services.append(
         .init(service: MaintenanceService(maintenance: maintenance, store: store, now: now, logger: logger)))

@@ -24,6 +24,8 @@ package struct ServiceConfiguration: Sendable {
   package var idleTimeout: Duration
   /// TLS on the service's port (mutual when it names a client CA); nil: plain h2c.
   package var tls: ServerTLS?
+  /// The OpenTelemetry collector traces are sent to; nil: no spans are made.
+  package var otlpEndpoint: String?
   /// How bearer tokens are checked; a service does not start without it.
   package var authentication: AuthenticationConfiguration?
 
@@ -36,10 +38,12 @@ package struct ServiceConfiguration: Sendable {
     logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024,
     idleTimeout: Duration = .seconds(300),
+    otlpEndpoint: String? = nil,
     tls: ServerTLS? = nil,
     authentication: AuthenticationConfiguration? = nil
   ) {
     self.idleTimeout = idleTimeout
+    self.otlpEndpoint = otlpEndpoint
     self.authentication = authentication
     self.tls = tls
     self.host = host

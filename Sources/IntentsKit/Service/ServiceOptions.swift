@@ -41,6 +41,12 @@ package struct ServiceOptions: ParsableArguments {
   )
   package var idleTimeoutSeconds: Int?
 
+  @Option(
+    help:
+      "Send traces (OTLP over gRPC) to this collector, e.g. http://127.0.0.1:4317 (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT; default none: no spans are made). Other OTEL_* variables (OTEL_TRACES_SAMPLER, OTEL_BSP_SCHEDULE_DELAY, …) apply."
+  )
+  package var otlpEndpoint: String?
+
   @Flag(
     help:
       "Ask the service on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
@@ -94,6 +100,7 @@ package struct ServiceOptions: ParsableArguments {
       logLevel: level,
       maxRequestMessageBytes: maxBytes,
       idleTimeout: .seconds(idle),
+      otlpEndpoint: TraceExport.endpoint(flag: otlpEndpoint, environment: environment),
       tls: try tls.serverTLS(environment: environment),
       // A health probe checks no token: it needs none of the keys.
       authentication: healthCheck

@@ -58,6 +58,14 @@ package final class PostgresStore: IntentStore {
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    try await StoreTracing.span("store write", system: "postgresql") { try await writeTransaction(body) }
+  }
+
+  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    try await StoreTracing.span("store read", system: "postgresql") { try await readTransaction(body) }
+  }
+
+  private func writeTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     let key = Self.lockKey(schema + ".writer")
     return try await transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED") { database in
       try await database.raw("SELECT pg_advisory_xact_lock(\(bind: key))").run()
@@ -65,7 +73,7 @@ package final class PostgresStore: IntentStore {
     }
   }
 
-  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+  private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
   }
 

@@ -88,6 +88,14 @@ package final class SQLiteStore: IntentStore {
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    try await StoreTracing.span("store write", system: "sqlite") { try await writeTransaction(body) }
+  }
+
+  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+    try await StoreTracing.span("store read", system: "sqlite") { try await readTransaction(body) }
+  }
+
+  private func writeTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     let (result, sequence) = try await writer.lock.withLock {
       try await begin()
       do {
@@ -103,7 +111,7 @@ package final class SQLiteStore: IntentStore {
     return result
   }
 
-  package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
+  private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     let lane =
       readers.isEmpty ? writer : readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
     let result = try await lane.lock.withLock {

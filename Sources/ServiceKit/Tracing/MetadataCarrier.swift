@@ -1,0 +1,20 @@
+package import GRPCCore
+package import Instrumentation
+
+/// Reads W3C trace context (`traceparent`, `tracestate`) out of a call's gRPC metadata.
+package struct MetadataExtractor: Extractor {
+  package init() {}
+
+  package func extract(key: String, from carrier: Metadata) -> String? {
+    carrier[stringValues: key].first(where: { _ in true })
+  }
+}
+
+/// Writes W3C trace context into a call's gRPC metadata, replacing what was there.
+package struct MetadataInjector: Injector {
+  package init() {}
+
+  package func inject(_ value: String, forKey key: String, into carrier: inout Metadata) {
+    carrier.replaceOrAddString(value, forKey: key)
+  }
+}
