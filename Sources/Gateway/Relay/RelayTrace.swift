@@ -35,12 +35,15 @@ struct RelayTrace {
     InstrumentationSystem.instrument.inject(span.context, into: &headers, using: HPACKInjector())
   }
 
-  /// Ends the span with the call's `grpc-status` (nil: none came, e.g. the stream ended with DATA);
-  /// `note` says why the relay let go of it otherwise.
-  func end(status: String?, note: String? = nil) {
+  /// Ends the span with the call's `grpc-status` and `grpc-message` (nil: none came, e.g. the
+  /// stream ended with DATA); `note` says why the relay let go of it otherwise.
+  func end(status: String?, message: String? = nil, note: String? = nil) {
     if let status, let code = Int(status) {
       span.attributes["rpc.grpc.status_code"] = code
-      if code != 0 { span.setStatus(SpanStatus(code: .error, message: "grpc-status \(code)")) }
+      if code != 0 {
+        // As sent: gRPC percent-encodes only what is not printable ASCII.
+        span.setStatus(SpanStatus(code: .error, message: message ?? "grpc-status \(code)"))
+      }
     }
     if let note { span.addEvent(SpanEvent(name: note)) }
     span.end()

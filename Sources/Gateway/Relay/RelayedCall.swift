@@ -76,7 +76,9 @@ final class RelayedCall {
       requestArrived(.headers(headers, endStream: endStream), bytes: 0)
     } else if stream === upstreamStream {
       let action = machine.responseHeadersArrived(endStream: endStream)
-      if endStream, case .forward = action { callEnded(status: headers.first(name: "grpc-status")) }
+      if endStream, case .forward = action {
+        callEnded(status: headers.first(name: "grpc-status"), message: headers.first(name: "grpc-message"))
+      }
       responseArrived(.headers(headers, endStream: endStream), action: action, on: stream, from: connection)
     }
   }
@@ -285,7 +287,7 @@ final class RelayedCall {
     }
     headers.add(name: "grpc-status", value: "\(status)")
     headers.add(name: "grpc-message", value: message)
-    callEnded(status: "\(status)")
+    callEnded(status: "\(status)", message: message)
     client.send(.headers(headers, endStream: true), on: clientStream)
   }
 
@@ -322,10 +324,10 @@ final class RelayedCall {
   }
 
   /// The call ended with `status` (its `grpc-status`; nil when none came): counted, its span ended.
-  private func callEnded(status: String?) {
+  private func callEnded(status: String?, message: String? = nil) {
     state.metrics.finished(call, status: status)
     call = nil
-    trace?.end(status: status)
+    trace?.end(status: status, message: message)
     trace = nil
   }
 

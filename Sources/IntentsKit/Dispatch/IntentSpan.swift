@@ -27,7 +27,7 @@ enum IntentSpan {
         logger.debug("\(name): \(outcome)")
       }
     }
-    guard TraceExport.isEnabled else { return try await observed(nil) }
+    guard TraceExport.recordsInsideCall else { return try await observed(nil) }
     return try await withSpan(name, ofKind: .internal) { span in try await observed(span) }
   }
 }

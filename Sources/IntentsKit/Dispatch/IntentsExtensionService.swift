@@ -227,7 +227,7 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
   private func guarded<T: Sendable>(
     _ method: String, intentClass: String? = nil, outcome: (T) -> String = { _ in "" }, _ body: () async throws -> T
   ) async throws -> T {
-    guard let intentClass, TraceExport.isEnabled || scope.logger.logLevel <= .debug else {
+    guard let intentClass, TraceExport.recordsInsideCall || scope.logger.logLevel <= .debug else {
       return try await mapped(method, body)
     }
     return try await IntentSpan.run(

@@ -5,11 +5,12 @@ internal import Tracing
 /// OpenTelemetry's RPC attributes (`rpc.system`, `rpc.service`, `rpc.method`, and at the end
 /// `rpc.grpc.status_code`).
 enum RPCSpan {
-  /// Health checks and reflection are not traced: probes every few seconds would bury the calls
-  /// people look for.
+  /// Health checks, reflection and `Describe` (the gateway's discovery asks every domain every few
+  /// seconds) are not traced: they would bury the calls people look for.
   static func untraced(_ descriptor: MethodDescriptor) -> Bool {
     let service = descriptor.service.fullyQualifiedService
     return service == "grpc.health.v1.Health" || service.hasPrefix("grpc.reflection.")
+      || descriptor.fullyQualifiedMethod == "intentmesh.v1.IntentsExtension/Describe"
   }
 
   static func start(_ descriptor: MethodDescriptor, parent: ServiceContext, kind: SpanKind) -> any Span {

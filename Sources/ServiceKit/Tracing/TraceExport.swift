@@ -15,6 +15,13 @@ package enum TraceExport {
   /// Whether spans are made (a tracer was bootstrapped).
   package static var isEnabled: Bool { enabled.load(ordering: .relaxed) }
 
+  /// Whether the call this task serves is sampled (its server span records): the spans inside a
+  /// call the sampler dropped are not made at all.
+  @TaskLocal package static var callIsRecorded = true
+
+  /// Whether a span inside the current call is worth making.
+  package static var recordsInsideCall: Bool { isEnabled && callIsRecorded }
+
   /// The collector endpoint the environment names, if any (the traces one wins).
   package static func endpoint(flag: String?, environment: [String: String]) -> String? {
     [flag, environment["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"], environment["OTEL_EXPORTER_OTLP_ENDPOINT"]]

@@ -19,7 +19,9 @@ package struct TracingServerInterceptor: ServerInterceptor {
     let span = RPCSpan.start(context.descriptor, parent: parent, kind: .server)
     var response: StreamingServerResponse<Output>
     do {
-      response = try await ServiceContext.withValue(span.context) { try await next(request, context) }
+      response = try await ServiceContext.withValue(span.context) {
+        try await TraceExport.$callIsRecorded.withValue(span.isRecording) { try await next(request, context) }
+      }
     } catch {
       RPCSpan.end(span, error: error)
       throw error
@@ -31,7 +33,9 @@ package struct TracingServerInterceptor: ServerInterceptor {
       let producer = contents.producer
       contents.producer = { writer in
         do {
-          let trailers = try await ServiceContext.withValue(span.context) { try await producer(writer) }
+          let trailers = try await ServiceContext.withValue(span.context) {
+            try await TraceExport.$callIsRecorded.withValue(span.isRecording) { try await producer(writer) }
+          }
           RPCSpan.end(span, error: nil)
           return trailers
         } catch {
