@@ -134,6 +134,45 @@ struct DiscoveryEndToEndTests {
     #expect(try await third.stop() == 0)
   }
 
+  @Test("a replica that moves (its pod rescheduled) is found again when its connection fails, not at the next lookup")
+  func movedReplicaIsLookedUpAgain() async throws {
+    let database = TemporaryDatabaseFile("discovery-moved")
+    defer { database.remove() }
+    let hosts = FileManager.default.temporaryDirectory.appendingPathComponent("hosts-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: hosts) }
+    let first = try await ServiceProcess(
+      "messaging-service", arguments: ["--host", "127.0.0.4", "--port", "0", "--database", database.path])
+    let port = first.port
+    try Self.write("127.0.0.4 messaging.test\n", to: hosts)
+    // Names are looked up again only every hour: what follows comes from the failed connection.
+    let gateway = try await ServiceProcess(
+      "gateway",
+      arguments: [
+        "--port", "0", "--domain", "messaging.test:\(port)", "--hosts-file", hosts, "--resolve-seconds", "3600",
+        "--metrics-port=-1",
+      ])
+    try await Loopback.withClient(port: gateway.port) { client in
+      let routes = Gateway(wrapping: client)
+      #expect(try await Self.replicas(routes) == ["127.0.0.4:\(port) (messaging.test)"])
+      // The pod is replaced: the name now stands for another address, then the old one goes.
+      let moved = try await ServiceProcess(
+        "messaging-service", arguments: ["--host", "127.0.0.5", "--port", "\(port)", "--database", database.path])
+      try Self.write("127.0.0.5 messaging.test\n", to: hosts)
+      #expect(try await first.stop() == 0)
+      try await Self.eventually("the moved replica is routed") {
+        try await Self.replicas(routes) == ["127.0.0.5:\(port) (messaging.test)"]
+      }
+      let resolved = try await Extension(wrapping: client).resolve(
+        .with {
+          $0.context = MessagingEndToEndTests.context
+          $0.intent = try MessagingEndToEndTests.sendIntent()
+        })
+      #expect(resolved.complete)
+      #expect(try await moved.stop() == 0)
+    }
+    #expect(try await gateway.stop() == 0)
+  }
+
   /// A stack for the config-file tests: messaging-service and payments-service, and a gateway
   /// whose config file lists messaging only, checked every `resolveSeconds`.
   static func withConfiguredGateway(
