@@ -1,6 +1,7 @@
 import IntentsKit
 import Foundation
 import GRPCCore
+import GRPCNIOTransportHTTP2
 import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
@@ -173,6 +174,40 @@ struct GatewayRoutingTests {
           $0.context = Harness.context; $0.intent = try Harness.intent("INSearchForMessagesIntent")
         })
       #expect(fine.complete)
+    }
+  }
+
+  @Test(
+    "a domain taken out of the list while calls to it run: the calls in flight finish, on the relay and on the gateway's own path; new calls are not routed to it"
+  )
+  func domainRemovedWithCallsInFlight() async throws {
+    let slow = FakeDomain(appName: "SlowChat", intents: ["INSlowIntent"], resolveDelay: .seconds(1))
+    try await Harness.run(fakes: [slow]) { harness in
+      let request = Intentmesh_V1_ResolveRequest.with {
+        $0.context = Harness.context; $0.intent = try! Harness.intent("INSlowIntent")
+      }
+      // The gateway's own path: its gRPC server forwards the call over its client of the domain.
+      let transport = try HTTP2ClientTransport.Posix(
+        target: .ipv4(address: "127.0.0.1", port: harness.gatewayServer.port), transportSecurity: .plaintext)
+      try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
+        let ownPath = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
+        async let relayed = harness.extensionClient.resolve(request)
+        async let forwarded = ownPath.resolve(request)
+        // Both are at the domain (which takes a second to answer) when it leaves the list.
+        try await Task.sleep(for: .milliseconds(400))
+        let slowPort = harness.fakes[0].1.port
+        let change = try harness.directory.setEndpoints(
+          harness.directory.connections.map(\.endpoint).filter { $0.port != slowPort })
+        #expect(change.removed.map(\.port) == [slowPort])
+        let (relayedAnswer, forwardedAnswer) = try await (relayed, forwarded)
+        #expect(relayedAnswer.complete)
+        #expect(forwardedAnswer.complete)
+        #expect(slow.seen.calls.filter { $0 == "Resolve" }.count == 2)
+        await expectStatus(.notFound, containing: ["INSlowIntent"]) {
+          _ = try await harness.extensionClient.resolve(request)
+        }
+        #expect(slow.seen.calls.filter { $0 == "Resolve" }.count == 2, "no new call reaches it")
+      }
     }
   }
 

@@ -342,35 +342,48 @@ def test_a_payment_past_its_deadline_is_applied_once_when_retried(stack, via):
                  metadata=ava.auth, timeout=s.TIMEOUT)
 
     extension = stack.extension(target_of("payments-service", via))
-    payment = s.intent("INSendPaymentIntent", pay.SendPaymentIntent(
-        payee=types.Person(display_name="Ben"), currency_amount=usd(25), note="past its deadline"), "UnicornPay")
-    resolved = s.resolve(extension, s.context(ava.id), payment)
-    assert resolved.complete, s.describe_resolutions(resolved)
-    confirmed = s.confirm(extension, s.context(ava.id), resolved.resolved_intent)
-    assert confirmed.response.code_name == "ready" and confirmed.confirmation_token
-    handle = ext_pb2.HandleRequest(context=s.context(ava.id), intent=resolved.resolved_intent,
-                                   confirmation_token=confirmed.confirmation_token)
-
-    with pytest.raises(grpc.RpcError) as raised:
-        extension.Handle(handle, timeout=0.001)
-    assert raised.value.code() == Code.DEADLINE_EXCEEDED, f"{raised.value.code().name}: {raised.value.details()!r}"
+    # A 1 ms deadline is past before a payment is answered almost always, but not always: grpc-core's
+    # timer can fire late on a loaded machine, after an answer that beat it. A payment answered in time
+    # is counted and another sent, until one is past its deadline.
+    made_in_time = 0
+    for _ in range(5):
+        payment = s.intent("INSendPaymentIntent", pay.SendPaymentIntent(
+            payee=types.Person(display_name="Ben"), currency_amount=usd(10), note="past its deadline"), "UnicornPay")
+        resolved = s.resolve(extension, s.context(ava.id), payment)
+        assert resolved.complete, s.describe_resolutions(resolved)
+        confirmed = s.confirm(extension, s.context(ava.id), resolved.resolved_intent)
+        assert confirmed.response.code_name == "ready" and confirmed.confirmation_token
+        handle = ext_pb2.HandleRequest(context=s.context(ava.id), intent=resolved.resolved_intent,
+                                       confirmation_token=confirmed.confirmation_token)
+        try:
+            in_time = extension.Handle(handle, timeout=0.001)
+        except grpc.RpcError as error:
+            assert error.code() == Code.DEADLINE_EXCEEDED, f"{error.code().name}: {error.details()!r}"
+            break
+        assert in_time.response.code_name == "success", in_time.response
+        made_in_time += 1
+    else:
+        pytest.fail("five payments in a row were answered within a 1 ms deadline")
+    paid = 1000 * made_in_time
     # The client cannot tell whether the payment went through, or whether it still goes on; all or
     # nothing of it is applied at any moment.
-    assert balances(app, ava, ben) in [(10000, 0), (7500, 2500)]
+    assert balances(app, ava, ben) in [(10000 - paid, paid), (9000 - paid, 1000 + paid)]
 
     # The retry, with the same identifier and a deadline it can meet, is answered success: the payment
     # made now, or the first attempt's replayed. Either way it is made once.
     retried = extension.Handle(handle, timeout=s.TIMEOUT)
     assert retried.response.code_name == "success", retried.response
     record = s.unpack(retried.response.payload, pay.SendPaymentIntentResponse).payment_record
-    assert (record.status, s.money_cents(record.currency_amount)) == (pay.PAYMENT_STATUS_COMPLETED, 2500)
+    assert (record.status, s.money_cents(record.currency_amount)) == (pay.PAYMENT_STATUS_COMPLETED, 1000)
     again = extension.Handle(handle, timeout=s.TIMEOUT)
     assert again.replayed and again.response == retried.response
-    assert (balance(app, ava), balance(app, ben)) == (7500, 2500)
+    assert (balance(app, ava), balance(app, ben)) == (9000 - paid, 1000 + paid)
     sent = app.ListPayments(pay_app.ListPaymentsRequest(), metadata=ava.auth, timeout=s.TIMEOUT).payments
     received = app.ListPayments(pay_app.ListPaymentsRequest(), metadata=ben.auth, timeout=s.TIMEOUT).payments
-    assert [(p.direction, s.money_cents(p.amount)) for p in sent] == [(pay_app.PAYMENT_DIRECTION_SENT, 2500)]
-    assert [(p.direction, s.money_cents(p.amount)) for p in received] == [(pay_app.PAYMENT_DIRECTION_RECEIVED, 2500)]
+    count = made_in_time + 1
+    assert [(p.direction, s.money_cents(p.amount)) for p in sent] == [(pay_app.PAYMENT_DIRECTION_SENT, 1000)] * count
+    assert [(p.direction, s.money_cents(p.amount)) for p in received] == \
+        [(pay_app.PAYMENT_DIRECTION_RECEIVED, 1000)] * count
 
 
 # --- empty streams ---------------------------------------------------------------------------------------
