@@ -214,10 +214,18 @@ def run(service, bodies, target, load, seconds, warm_up, work, token):
     before, started = service.cpu_ticks(), time.monotonic()
     output, _ = load_process.communicate()
     after, elapsed = service.cpu_ticks(), time.monotonic() - started
+    result = h2load_outcome(output, log_file, f"{service.name} {target}")
+    calls = result["rate"] * min(elapsed, seconds)
+    result["cpu"] = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / calls if calls else 0.0
+    return result
+
+
+def h2load_outcome(output, log_file, what):
+    """The req/s h2load printed, and from its log file the p50 and p99 (ms) and the answers that were
+    not HTTP 200."""
     found = re.search(r"finished in [^,]+, ([0-9.]+) req/s", output)
     if not found:
-        raise SystemExit(f"h2load against {service.name} {target} printed no rate:\n{output}")
-    rate = float(found.group(1))
+        raise SystemExit(f"h2load against {what} printed no rate:\n{output}")
     latencies, bad = [], 0
     for line in open(log_file):
         parts = line.split()
@@ -229,9 +237,7 @@ def run(service, bodies, target, load, seconds, warm_up, work, token):
     def quantile(q):
         return latencies[min(len(latencies) - 1, int(q * len(latencies)))] / 1000 if latencies else 0.0
 
-    calls = rate * min(elapsed, seconds)
-    cpu_us = (after - before) / os.sysconf("SC_CLK_TCK") * 1e6 / calls if calls else 0.0
-    return {"rate": rate, "p50": quantile(0.5), "p99": quantile(0.99), "cpu": cpu_us, "bad": bad}
+    return {"rate": float(found.group(1)), "p50": quantile(0.5), "p99": quantile(0.99), "bad": bad}
 
 
 def bare_commits(work, seconds=2.0):

@@ -104,25 +104,11 @@ def measure(stack, body_file, token, load, seconds, warm_up, work):
     output, _ = runner.communicate()
     elapsed = time.monotonic() - started
     after = [stack.gateway.cpu_ticks(), stack.domain.cpu_ticks()]
-    found = re.search(r"finished in [^,]+, ([0-9.]+) req/s", output)
-    if not found:
-        raise SystemExit(f"h2load against {stack.name} printed no rate:\n{output}")
-    rate = float(found.group(1))
-    latencies, bad = [], 0
-    for line in open(log_file):
-        parts = line.split()
-        if len(parts) >= 3:
-            bad += parts[1] != "200"
-            latencies.append(int(parts[2]))
-    latencies.sort()
-
-    def quantile(q):
-        return latencies[min(len(latencies) - 1, int(q * len(latencies)))] / 1000 if latencies else 0.0
-
-    calls = rate * min(elapsed, seconds)
-    per_call = [(b - a) / os.sysconf("SC_CLK_TCK") * 1e6 / calls if calls else 0.0 for a, b in zip(ticks, after)]
-    return {"rate": rate, "p50": quantile(0.5), "p99": quantile(0.99), "gateway": per_call[0], "domain": per_call[1],
-            "bad": bad}
+    result = bench.h2load_outcome(output, log_file, stack.name)
+    calls = result["rate"] * min(elapsed, seconds)
+    result["gateway"], result["domain"] = [
+        (b - a) / os.sysconf("SC_CLK_TCK") * 1e6 / calls if calls else 0.0 for a, b in zip(ticks, after)]
+    return result
 
 
 def main():
