@@ -4,10 +4,10 @@ import GRPCCore
 import IntentMeshProtos
 import IntentsKit
 import IntentsKitTesting
-import ListsAndNotes
-import Messaging
-import Payments
-import RideBooking
+@testable import ListsAndNotes
+@testable import Messaging
+@testable import Payments
+@testable import RideBooking
 import SwiftProtobuf
 
 /// Every domain's payload decoding and Resolve (and Confirm, and ConfigureView) of the decoded

@@ -1,40 +1,40 @@
 internal import Foundation
 internal import Logging
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import IntentsKit
-package import ListsAndNotesProtos
+internal import ListsAndNotesProtos
 
 /// Short names for the generated lists-and-notes contract.
-package typealias CreateNoteIntent = Intentmesh_Notebook_V1_CreateNoteIntent
-package typealias CreateNoteIntentResponse = Intentmesh_Notebook_V1_CreateNoteIntentResponse
-package typealias AppendToNoteIntent = Intentmesh_Notebook_V1_AppendToNoteIntent
-package typealias AppendToNoteIntentResponse = Intentmesh_Notebook_V1_AppendToNoteIntentResponse
-package typealias CreateTaskListIntent = Intentmesh_Notebook_V1_CreateTaskListIntent
-package typealias CreateTaskListIntentResponse = Intentmesh_Notebook_V1_CreateTaskListIntentResponse
-package typealias AddTasksIntent = Intentmesh_Notebook_V1_AddTasksIntent
-package typealias AddTasksIntentResponse = Intentmesh_Notebook_V1_AddTasksIntentResponse
-package typealias SetTaskAttributeIntent = Intentmesh_Notebook_V1_SetTaskAttributeIntent
-package typealias SetTaskAttributeIntentResponse = Intentmesh_Notebook_V1_SetTaskAttributeIntentResponse
-package typealias SearchForNotebookItemsIntent = Intentmesh_Notebook_V1_SearchForNotebookItemsIntent
-package typealias SearchForNotebookItemsIntentResponse = Intentmesh_Notebook_V1_SearchForNotebookItemsIntentResponse
-package typealias Note = Intentmesh_Notebook_V1_Note
-package typealias NoteContent = Intentmesh_Notebook_V1_NoteContent
-package typealias TaskList = Intentmesh_Notebook_V1_TaskList
+typealias CreateNoteIntent = Intentmesh_Notebook_V1_CreateNoteIntent
+typealias CreateNoteIntentResponse = Intentmesh_Notebook_V1_CreateNoteIntentResponse
+typealias AppendToNoteIntent = Intentmesh_Notebook_V1_AppendToNoteIntent
+typealias AppendToNoteIntentResponse = Intentmesh_Notebook_V1_AppendToNoteIntentResponse
+typealias CreateTaskListIntent = Intentmesh_Notebook_V1_CreateTaskListIntent
+typealias CreateTaskListIntentResponse = Intentmesh_Notebook_V1_CreateTaskListIntentResponse
+typealias AddTasksIntent = Intentmesh_Notebook_V1_AddTasksIntent
+typealias AddTasksIntentResponse = Intentmesh_Notebook_V1_AddTasksIntentResponse
+typealias SetTaskAttributeIntent = Intentmesh_Notebook_V1_SetTaskAttributeIntent
+typealias SetTaskAttributeIntentResponse = Intentmesh_Notebook_V1_SetTaskAttributeIntentResponse
+typealias SearchForNotebookItemsIntent = Intentmesh_Notebook_V1_SearchForNotebookItemsIntent
+typealias SearchForNotebookItemsIntentResponse = Intentmesh_Notebook_V1_SearchForNotebookItemsIntentResponse
+typealias Note = Intentmesh_Notebook_V1_Note
+typealias NoteContent = Intentmesh_Notebook_V1_NoteContent
+typealias TaskList = Intentmesh_Notebook_V1_TaskList
 /// INTask (named so it does not shadow Swift's `Task`).
-package typealias NotebookTask = Intentmesh_Notebook_V1_Task
-package typealias TaskStatus = Intentmesh_Notebook_V1_TaskStatus
-package typealias NotebookItemType = Intentmesh_Notebook_V1_NotebookItemType
-package typealias DateSearchType = Intentmesh_Notebook_V1_DateSearchType
-package typealias LocationSearchType = Intentmesh_Notebook_V1_LocationSearchType
-package typealias SortType = Intentmesh_Notebook_V1_SortType
-package typealias SpatialEventTrigger = Intentmesh_Notebook_V1_SpatialEventTrigger
-package typealias TemporalEventTrigger = Intentmesh_Notebook_V1_TemporalEventTrigger
-package typealias TaskListConfirmationReason = Intentmesh_Notebook_V1_AddTasksTargetTaskListConfirmationReason
-package typealias TemporalUnsupportedReason = Intentmesh_Notebook_V1_TemporalEventTriggerUnsupportedReason
-package typealias SpeakableString = Intentmesh_V1_SpeakableString
-package typealias Placemark = Intentmesh_V1_Placemark
-package typealias DateComponentsRange = Intentmesh_V1_DateComponentsRange
+typealias NotebookTask = Intentmesh_Notebook_V1_Task
+typealias TaskStatus = Intentmesh_Notebook_V1_TaskStatus
+typealias NotebookItemType = Intentmesh_Notebook_V1_NotebookItemType
+typealias DateSearchType = Intentmesh_Notebook_V1_DateSearchType
+typealias LocationSearchType = Intentmesh_Notebook_V1_LocationSearchType
+typealias SortType = Intentmesh_Notebook_V1_SortType
+typealias SpatialEventTrigger = Intentmesh_Notebook_V1_SpatialEventTrigger
+typealias TemporalEventTrigger = Intentmesh_Notebook_V1_TemporalEventTrigger
+typealias TaskListConfirmationReason = Intentmesh_Notebook_V1_AddTasksTargetTaskListConfirmationReason
+typealias TemporalUnsupportedReason = Intentmesh_Notebook_V1_TemporalEventTriggerUnsupportedReason
+typealias SpeakableString = Intentmesh_V1_SpeakableString
+typealias Placemark = Intentmesh_V1_Placemark
+typealias DateComponentsRange = Intentmesh_V1_DateComponentsRange
 
 extension TaskStatus: ParameterValue {}
 extension NotebookItemType: ParameterValue {}
@@ -42,7 +42,7 @@ extension DateSearchType: ParameterValue {}
 extension LocationSearchType: ParameterValue {}
 
 extension NoteContent: ParameterValue {
-  package var displayText: String {
+  var displayText: String {
     switch content {
     case .text(let text): text
     case .image(let image): "[image \(image.contentType)]"
@@ -52,19 +52,19 @@ extension NoteContent: ParameterValue {
 }
 
 extension Note: ParameterValue {
-  package var displayText: String { title.spokenPhrase }
+  var displayText: String { title.spokenPhrase }
 }
 
 extension TaskList: ParameterValue {
-  package var displayText: String { title.spokenPhrase }
+  var displayText: String { title.spokenPhrase }
 }
 
 extension NotebookTask: ParameterValue {
-  package var displayText: String { title.spokenPhrase }
+  var displayText: String { title.spokenPhrase }
 }
 
 extension SpatialEventTrigger: ParameterValue {
-  package var displayText: String {
+  var displayText: String {
     let place = placemark.displayText
     switch event {
     case .arrive: return "when I arrive at \(place)"
@@ -75,12 +75,12 @@ extension SpatialEventTrigger: ParameterValue {
 }
 
 extension TemporalEventTrigger: ParameterValue {
-  package var displayText: String { DisplayText.dateRange(dateComponentsRange) }
+  var displayText: String { DisplayText.dateRange(dateComponentsRange) }
 }
 
 extension SpeakableString {
   /// A speakable string of `text`.
-  package static func spoken(_ text: String, identifier: String = "") -> SpeakableString {
+  static func spoken(_ text: String, identifier: String = "") -> SpeakableString {
     .with {
       $0.spokenPhrase = text
       $0.vocabularyIdentifier = identifier

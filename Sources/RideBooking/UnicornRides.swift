@@ -11,9 +11,9 @@ package enum UnicornRides {
   /// The service's default port.
   package static let defaultPort = 50063
   /// The environment variable that sets the service area (see `ServiceArea.parse`).
-  package static let serviceAreaVariable = "UNICORNRIDES_SERVICE_AREA"
+  static let serviceAreaVariable = "UNICORNRIDES_SERVICE_AREA"
   /// The environment variable that makes rides run faster than the wall clock (a number; 1 is real time).
-  package static let clockSpeedVariable = "UNICORNRIDES_CLOCK_SPEED"
+  static let clockSpeedVariable = "UNICORNRIDES_CLOCK_SPEED"
 
   /// The clock the environment configures: the wall clock, or an accelerated one (from the epoch
   /// `INTENTMESH_CLOCK_EPOCH` names, else from now).

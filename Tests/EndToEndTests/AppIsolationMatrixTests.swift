@@ -4,13 +4,13 @@ import GRPCInProcessTransport
 import IntentMeshProtos
 import IntentsKit
 import IntentsKitTesting
-import ListsAndNotes
+@testable import ListsAndNotes
 import ListsAndNotesProtos
-import Messaging
+@testable import Messaging
 import MessagingProtos
-import Payments
+@testable import Payments
 import PaymentsProtos
-import RideBooking
+@testable import RideBooking
 import RideBookingProtos
 import SwiftProtobuf
 import Synchronization

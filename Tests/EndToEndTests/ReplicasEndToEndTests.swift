@@ -5,7 +5,7 @@ import IntentMeshProtos
 import IntentsKitTesting
 import IntentsKit
 import Logging
-import Payments
+@testable import Payments
 import PaymentsProtos
 import SQLKit
 import SwiftProtobuf

@@ -2,7 +2,7 @@ import Foundation
 import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
-import Messaging
+@testable import Messaging
 import MessagingProtos
 import NIOCore
 import NIOHPACK

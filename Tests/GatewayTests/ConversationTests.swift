@@ -3,7 +3,7 @@ import Foundation
 import GRPCCore
 import Gateway
 import IntentMeshProtos
-import Messaging
+@testable import Messaging
 import MessagingProtos
 import SwiftProtobuf
 import Testing

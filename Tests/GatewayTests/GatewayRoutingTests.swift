@@ -5,7 +5,7 @@ import GRPCNIOTransportHTTP2
 import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
-import Messaging
+@testable import Messaging
 import MessagingProtos
 import SwiftProtobuf
 import Testing

@@ -2,7 +2,7 @@ import IntentsKit
 import Foundation
 @testable import Gateway
 import IntentMeshProtos
-import Messaging
+@testable import Messaging
 import MessagingProtos
 import SwiftProtobuf
 import Testing

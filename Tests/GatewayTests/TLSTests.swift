@@ -6,7 +6,7 @@ import IntentMeshProtos
 import IntentsKit
 import IntentsKitTesting
 import Logging
-import Messaging
+@testable import Messaging
 import ServiceKit
 import SwiftProtobuf
 import Testing

@@ -5,7 +5,7 @@ import IntentMeshProtos
 import IntentsKit
 import IntentsKitTesting
 import Logging
-import Messaging
+@testable import Messaging
 import SQLKit
 
 /// UnicornChat's store, migrated and seeded in a fresh SQLite file, with handlers over it and a

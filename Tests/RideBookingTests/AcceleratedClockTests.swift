@@ -1,6 +1,6 @@
 import Foundation
 import IntentsKit
-import RideBooking
+@testable import RideBooking
 import Synchronization
 import Testing
 

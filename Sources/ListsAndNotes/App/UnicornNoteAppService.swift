@@ -1,8 +1,8 @@
 internal import Foundation
-package import GRPCCore
+internal import GRPCCore
 internal import IntentMeshProtos
-package import IntentsKit
-package import ListsAndNotesProtos
+internal import IntentsKit
+internal import ListsAndNotesProtos
 internal import ServiceKit
 internal import SQLKit
 internal import SwiftProtobuf
@@ -11,16 +11,16 @@ internal import SwiftProtobuf
 /// they are. Every call acts as the caller's verified identity (the bearer token's subject, checked
 /// by the server's `AuthenticationInterceptor`); a user names only their own places and fires only
 /// their own reminders.
-package struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServiceProtocol {
+struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServiceProtocol {
   private let store: any IntentStore
   private let clock: any DomainClock
 
-  package init(store: any IntentStore, clock: any DomainClock) {
+  init(store: any IntentStore, clock: any DomainClock) {
     self.store = store
     self.clock = clock
   }
 
-  package func setPlace(
+  func setPlace(
     request: Intentmesh_Notebook_V1_SetPlaceRequest, context: ServerContext
   ) async throws -> Intentmesh_Notebook_V1_SetPlaceResponse {
     let userID = try UserIdentity.caller()
@@ -36,7 +36,7 @@ package struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.Simp
     return .with { $0.place = place.appPlace }
   }
 
-  package func listPlaces(
+  func listPlaces(
     request: Intentmesh_Notebook_V1_ListPlacesRequest, context: ServerContext
   ) async throws -> Intentmesh_Notebook_V1_ListPlacesResponse {
     let userID = try UserIdentity.caller()
@@ -44,7 +44,7 @@ package struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.Simp
     return .with { $0.places = places.map(\.appPlace) }
   }
 
-  package func reportLocation(
+  func reportLocation(
     request: Intentmesh_Notebook_V1_ReportLocationRequest, context: ServerContext
   ) async throws -> Intentmesh_Notebook_V1_ReportLocationResponse {
     let userID = try UserIdentity.caller()
@@ -65,7 +65,7 @@ package struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.Simp
     return .with { $0.fired = fired.map { $0.task(in: .gmt) } }
   }
 
-  package func listNotebook(
+  func listNotebook(
     request: Intentmesh_Notebook_V1_ListNotebookRequest, context: ServerContext
   ) async throws -> Intentmesh_Notebook_V1_ListNotebookResponse {
     let userID = try UserIdentity.caller()

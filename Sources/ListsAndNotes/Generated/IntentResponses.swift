@@ -2,7 +2,7 @@
 // Every `…IntentResponse` message with an enum `code` is an intent's response (one rule, no line per intent).
 
 internal import IntentsKit
-package import ListsAndNotesProtos
+internal import ListsAndNotesProtos
 
 extension Intentmesh_Notebook_V1_AddTasksIntentResponse: IntentResponseMessage {}
 extension Intentmesh_Notebook_V1_AppendToNoteIntentResponse: IntentResponseMessage {}

@@ -3,20 +3,20 @@ internal import Logging
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INAddTasksIntent: tasks into a list (a missing list is created once the user agrees), with an
 /// optional spatial trigger ("remind me to print the slides when I get to work") or temporal
 /// trigger ("remind me to leave work at 5 p.m.").
-package struct AddTasksHandler: IntentHandler {
-  package typealias Intent = AddTasksIntent
-  package typealias Response = AddTasksIntentResponse
+struct AddTasksHandler: IntentHandler {
+  typealias Intent = AddTasksIntent
+  typealias Response = AddTasksIntentResponse
 
-  package static let intentClass = "INAddTasksIntent"
+  static let intentClass = "INAddTasksIntent"
   /// The list reminders without a list go to.
-  package static let remindersList = "Reminders"
-  package static var parameters: [IntentParameter<Self>] {
+  static let remindersList = "Reminders"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("targetTaskList", \.targetTaskList, prompt: "Which list?", label: "List", resolve: Self.resolveList),
       .array(
@@ -29,7 +29,7 @@ package struct AddTasksHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -66,7 +66,7 @@ package struct AddTasksHandler: IntentHandler {
     TriggerRules.resolveTemporal(intent.temporalEventTrigger, given: intent.hasTemporalEventTrigger, context: context)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let titles = intent.taskTitles.map { $0.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {

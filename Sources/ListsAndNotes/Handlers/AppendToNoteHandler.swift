@@ -3,17 +3,17 @@ internal import Logging
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INAppendToNoteIntent: adds content to the note a title names. A password-protected note cannot
 /// be changed through Siri.
-package struct AppendToNoteHandler: IntentHandler {
-  package typealias Intent = AppendToNoteIntent
-  package typealias Response = AppendToNoteIntentResponse
+struct AppendToNoteHandler: IntentHandler {
+  typealias Intent = AppendToNoteIntent
+  typealias Response = AppendToNoteIntentResponse
 
-  package static let intentClass = "INAppendToNoteIntent"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INAppendToNoteIntent"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("targetNote", \.targetNote, prompt: "Which note?", label: "Note", resolve: Self.resolveTargetNote),
       .value(
@@ -23,7 +23,7 @@ package struct AppendToNoteHandler: IntentHandler {
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) { self.store = store }
+  init(store: any IntentStore) { self.store = store }
 
   func resolveTargetNote(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Note> {
     let notebook = try await store.read { try await Notebook.load(userID: context.userID, in: $0) }
@@ -49,7 +49,7 @@ package struct AppendToNoteHandler: IntentHandler {
     return .success(found[0])
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await target(intent: intent, context: context, database: database) {
       case .failure(let refused): return refused.answer
@@ -58,7 +58,7 @@ package struct AppendToNoteHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     switch try await target(intent: intent, context: context, database: database) {

@@ -3,17 +3,17 @@ internal import Logging
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INCreateNoteIntent (session 214: a note with title, content and folder): only a title makes an
 /// empty note; text or image content is stored; the folder is an existing one or a new one.
-package struct CreateNoteHandler: IntentHandler {
-  package typealias Intent = CreateNoteIntent
-  package typealias Response = CreateNoteIntentResponse
+struct CreateNoteHandler: IntentHandler {
+  typealias Intent = CreateNoteIntent
+  typealias Response = CreateNoteIntentResponse
 
-  package static let intentClass = "INCreateNoteIntent"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INCreateNoteIntent"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("title", \.title, prompt: "What do you want to call it?", label: "Title", resolve: Self.resolveTitle),
       .value("content", \.content, label: "Content", resolve: Self.resolveContent),
@@ -24,7 +24,7 @@ package struct CreateNoteHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -51,7 +51,7 @@ package struct CreateNoteHandler: IntentHandler {
       intent.groupName, given: intent.hasGroupName)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -3,17 +3,17 @@ internal import Logging
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INCreateTaskListIntent (session 214: a list with a title and its tasks): one resolution result
 /// per task title; a folder like a note's.
-package struct CreateTaskListHandler: IntentHandler {
-  package typealias Intent = CreateTaskListIntent
-  package typealias Response = CreateTaskListIntentResponse
+struct CreateTaskListHandler: IntentHandler {
+  typealias Intent = CreateTaskListIntent
+  typealias Response = CreateTaskListIntentResponse
 
-  package static let intentClass = "INCreateTaskListIntent"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INCreateTaskListIntent"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value(
         "title", \.title, prompt: "What do you want to call the list?", label: "Title", resolve: Self.resolveTitle),
@@ -25,7 +25,7 @@ package struct CreateTaskListHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -45,7 +45,7 @@ package struct CreateTaskListHandler: IntentHandler {
       intent.groupName, given: intent.hasGroupName)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)

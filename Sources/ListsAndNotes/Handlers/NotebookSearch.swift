@@ -2,17 +2,17 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 internal import ServiceKit
 
 /// SearchForNotebookItems' filters over a notebook: title, content, item type, status, location
 /// trigger, date range by created / modified / due date, identifier; sorted by that date when one
 /// is asked for, otherwise in the app's order (as is).
-package struct NotebookSearch: Sendable {
-  package let intent: SearchForNotebookItemsIntent
-  package let context: IntentContext
+struct NotebookSearch: Sendable {
+  let intent: SearchForNotebookItemsIntent
+  let context: IntentContext
 
-  package init(intent: SearchForNotebookItemsIntent, context: IntentContext) {
+  init(intent: SearchForNotebookItemsIntent, context: IntentContext) {
     self.intent = intent
     self.context = context
   }
@@ -85,7 +85,7 @@ package struct NotebookSearch: Sendable {
     return false
   }
 
-  package func response(in notebook: Notebook) -> SearchForNotebookItemsIntentResponse {
+  func response(in notebook: Notebook) -> SearchForNotebookItemsIntentResponse {
     let identifier = intent.notebookItemIdentifier
     let bySort = intent.dateSearchType != .unspecified
     var response = SearchForNotebookItemsIntentResponse(code: .success)

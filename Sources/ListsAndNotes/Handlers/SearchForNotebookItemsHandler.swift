@@ -1,26 +1,26 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSearchForNotebookItemsIntent ("show the notes I created yesterday", "show my completed
 /// tasks"), and reminders coming due: its live updates (`StartSendingUpdates`) send the tasks whose
 /// temporal trigger comes due, on the domain's clock, as they come due, until the client leaves.
-package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
-  package typealias Intent = SearchForNotebookItemsIntent
-  package typealias Response = SearchForNotebookItemsIntentResponse
+struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
+  typealias Intent = SearchForNotebookItemsIntent
+  typealias Response = SearchForNotebookItemsIntentResponse
 
-  package static let intentClass = "INSearchForNotebookItemsIntent"
-  package static let handleHasEffects = false
+  static let intentClass = "INSearchForNotebookItemsIntent"
+  static let handleHasEffects = false
   /// How often a reminders stream looks whether firings wait for it (a place entered or left,
   /// another replica's), on the domain's clock: one indexed read.
-  package static let pollInterval: TimeInterval = 1
+  static let pollInterval: TimeInterval = 1
   /// How often it reads the reminders again for ones added since (their times are known between).
-  package static let rescanInterval: TimeInterval = 60
-  package static var parameters: [IntentParameter<Self>] {
+  static let rescanInterval: TimeInterval = 60
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("title", \.title, label: "Title"),
       .value("content", \.content, label: "Content"),
@@ -37,12 +37,12 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
   let store: any IntentStore
   let clock: any DomainClock
 
-  package init(store: any IntentStore, clock: any DomainClock) {
+  init(store: any IntentStore, clock: any DomainClock) {
     self.store = store
     self.clock = clock
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let notebook = try await Notebook.load(userID: context.userID, in: database)
@@ -53,7 +53,7 @@ package struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
   /// that fires — on the clock, or because the user entered or left a place — until the client
   /// leaves. Each firing reaches one stream once, in order; one the stream could not send waits
   /// for the next.
-  package func startSendingUpdates(
+  func startSendingUpdates(
     for intent: Intent, context: IntentContext,
     to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
   ) async throws {

@@ -3,16 +3,16 @@ internal import Logging
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSetTaskAttributeIntent: marks a task done or not done, or gives it new triggers.
-package struct SetTaskAttributeHandler: IntentHandler {
-  package typealias Intent = SetTaskAttributeIntent
-  package typealias Response = SetTaskAttributeIntentResponse
+struct SetTaskAttributeHandler: IntentHandler {
+  typealias Intent = SetTaskAttributeIntent
+  typealias Response = SetTaskAttributeIntentResponse
 
-  package static let intentClass = "INSetTaskAttributeIntent"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INSetTaskAttributeIntent"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("targetTask", \.targetTask, prompt: "Which task?", label: "Task", resolve: Self.resolveTask),
       .value("status", \.status, label: "Status"),
@@ -23,7 +23,7 @@ package struct SetTaskAttributeHandler: IntentHandler {
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) { self.store = store }
+  init(store: any IntentStore) { self.store = store }
 
   func resolveTask(intent: Intent, context: IntentContext) async throws -> ResolutionResult<NotebookTask> {
     let notebook = try await store.read { try await Notebook.load(userID: context.userID, in: $0) }
@@ -38,7 +38,7 @@ package struct SetTaskAttributeHandler: IntentHandler {
     TriggerRules.resolveTemporal(intent.temporalEventTrigger, given: intent.hasTemporalEventTrigger, context: context)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let notebook = try await Notebook.load(userID: context.userID, in: database)

@@ -1,26 +1,26 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
-package import IntentsKit
+internal import IntentsKit
 internal import ServiceKit
 
 /// Which place reminders a user's move fires: "when I get to work" when they enter the place,
 /// "when I leave home" when they leave it. A reminder's place is its placemark's own location
 /// (within `defaultRadiusMeters`), or else the user's place of its name.
-package struct PlaceReminders: Sendable {
-  package static let defaultRadiusMeters = 150.0
+struct PlaceReminders: Sendable {
+  static let defaultRadiusMeters = 150.0
 
-  package let reminders: [StoredTask]
-  package let places: [UserPlace]
+  let reminders: [StoredTask]
+  let places: [UserPlace]
 
-  package init(reminders: [StoredTask], places: [UserPlace]) {
+  init(reminders: [StoredTask], places: [UserPlace]) {
     self.reminders = reminders
     self.places = places
   }
 
   /// The area `task`'s trigger is about; nil when its place has no location and names no place
   /// of the user's.
-  package func area(of task: StoredTask) -> (center: GeoPoint, radiusMeters: Double)? {
+  func area(of task: StoredTask) -> (center: GeoPoint, radiusMeters: Double)? {
     guard let placemark = task.spatialTrigger?.placemark else { return nil }
     if let point = GeoPoint(placemark) { return (point, Self.defaultRadiusMeters) }
     let named = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }
@@ -32,7 +32,7 @@ package struct PlaceReminders: Sendable {
 
   /// The reminders a move from `from` (nil: the first report) to `to` fires, each with why: the
   /// place entered (arrive) or left (depart). A first report fires arrivals only.
-  package func fired(from: GeoPoint?, to: GeoPoint) -> [(task: StoredTask, cause: ReminderInbox.Cause)] {
+  func fired(from: GeoPoint?, to: GeoPoint) -> [(task: StoredTask, cause: ReminderInbox.Cause)] {
     reminders.compactMap { task in
       guard let trigger = task.spatialTrigger, let area = area(of: task) else { return nil }
       let inside = { (point: GeoPoint) in point.distanceKilometres(to: area.center) * 1000 <= area.radiusMeters }

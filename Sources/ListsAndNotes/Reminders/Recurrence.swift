@@ -1,18 +1,18 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// When a reminder comes due: its start, and again every `interval` minutes, hours, days, weeks,
 /// months or years when it recurs ("remind me to leave work at 5 p.m. every day").
-package enum Recurrence {
+enum Recurrence {
   /// Whether the rule can be followed: no rule, or a frequency with a positive interval.
-  package static func isValid(_ rule: Intentmesh_V1_RecurrenceRule) -> Bool {
+  static func isValid(_ rule: Intentmesh_V1_RecurrenceRule) -> Bool {
     if rule.frequency == .unspecified { return rule.interval == 0 }
     return rule.interval > 0
   }
 
   /// The due moments after `after` and not later than `through`, at most `limit` of them.
-  package static func occurrences(
+  static func occurrences(
     start: Date, rule: Intentmesh_V1_RecurrenceRule?, timeZone: TimeZone, after: Date, through: Date, limit: Int = 100
   ) -> [Date] {
     guard let rule, rule.frequency != .unspecified, rule.interval > 0 else {
@@ -41,7 +41,7 @@ package enum Recurrence {
   }
 
   /// The first due moment after `after`, or nil when the reminder will not come due again.
-  package static func next(
+  static func next(
     start: Date, rule: Intentmesh_V1_RecurrenceRule?, timeZone: TimeZone, after: Date
   ) -> Date? {
     occurrences(start: start, rule: rule, timeZone: timeZone, after: after, through: .distantFuture, limit: 1).first

@@ -1,34 +1,34 @@
-package import Foundation
+internal import Foundation
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
 internal import SwiftProtobuf
-package import SQLKit
+internal import SQLKit
 
 /// The reminders that fired for a user and wait for their live stream: a time reminder that came
 /// due, a place reminder whose place they entered or left. Each firing is a row, kept until a
 /// stream claims it, so a reminder that fires while no stream is open reaches the next one — once,
 /// in order. Time firings are made for the span since the user's watermark, whenever a stream
 /// looks (a user's first look goes back a day).
-package enum ReminderInbox {
-  package enum Cause: String, Sendable {
+enum ReminderInbox {
+  enum Cause: String, Sendable {
     case time, arrive, depart
   }
 
   /// One reminder firing.
-  package struct Firing: Sendable, Equatable {
-    package var taskID: String
-    package var firedAt: Int64
-    package var cause: Cause
+  struct Firing: Sendable, Equatable {
+    var taskID: String
+    var firedAt: Int64
+    var cause: Cause
   }
 
   /// How far back a user's first look records what came due: a day.
-  package static let firstLookback: TimeInterval = 24 * 3_600
+  static let firstLookback: TimeInterval = 24 * 3_600
 
   /// Records the time firings of the user's open reminders since their watermark (the first time:
   /// `firstLookback` ago) through `now`, and moves the watermark to `now`. The reminders are read
   /// in the same transaction, so one saved meanwhile is not skipped. Answers the schedule read.
   @discardableResult
-  package static func recordDue(
+  static func recordDue(
     userID: String, timeZone: TimeZone, now: Date, in database: any SQLDatabase
   ) async throws -> ReminderSchedule {
     let schedule = ReminderSchedule(
@@ -51,7 +51,7 @@ package enum ReminderInbox {
   }
 
   /// Keeps `firing` for the user's stream (once: the same firing again is ignored).
-  package static func record(_ firing: Firing, for userID: String, in database: any SQLDatabase) async throws {
+  static func record(_ firing: Firing, for userID: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO notes_reminder_firings (user_id, task_id, fired_at, cause, delivered)
@@ -62,7 +62,7 @@ package enum ReminderInbox {
   }
 
   /// Whether firings wait for the user's stream.
-  package static func hasWaiting(userID: String, in database: any SQLDatabase) async throws -> Bool {
+  static func hasWaiting(userID: String, in database: any SQLDatabase) async throws -> Bool {
     try await database.raw(
       "SELECT 1 AS one FROM notes_reminder_firings WHERE user_id = \(bind: userID) AND delivered = 0 LIMIT 1"
     ).first() != nil
@@ -71,7 +71,7 @@ package enum ReminderInbox {
   /// Takes every waiting firing for one stream (another stream of the user's cannot take them too;
   /// taken rows are deleted), with its task, in firing order. Firings of a task completed or
   /// deleted since are taken and dropped: the reminder is no longer needed.
-  package static func claim(userID: String, in database: any SQLDatabase) async throws -> [(
+  static func claim(userID: String, in database: any SQLDatabase) async throws -> [(
     firing: Firing, task: StoredTask
   )] {
     let firings = try await database.raw(
@@ -93,7 +93,7 @@ package enum ReminderInbox {
   }
 
   /// Puts claimed firings back (their stream could not send them): the next stream gets them.
-  package static func unclaim(_ firings: [Firing], of userID: String, in database: any SQLDatabase) async throws {
+  static func unclaim(_ firings: [Firing], of userID: String, in database: any SQLDatabase) async throws {
     for firing in firings { try await record(firing, for: userID, in: database) }
   }
 }

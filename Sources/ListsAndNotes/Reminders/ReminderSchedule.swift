@@ -1,14 +1,14 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
 
 /// When a set of reminders (not-completed tasks with a temporal trigger) come due.
-package struct ReminderSchedule: Sendable {
-  package let reminders: [StoredTask]
-  package let timeZone: TimeZone
+struct ReminderSchedule: Sendable {
+  let reminders: [StoredTask]
+  let timeZone: TimeZone
 
-  package init(reminders: [StoredTask], timeZone: TimeZone) {
+  init(reminders: [StoredTask], timeZone: TimeZone) {
     self.reminders = reminders
     self.timeZone = timeZone
   }
@@ -20,7 +20,7 @@ package struct ReminderSchedule: Sendable {
   }
 
   /// The reminders with a due moment after `after` and not later than `through`, soonest first.
-  package func due(after: Date, through: Date) -> [StoredTask] {
+  func due(after: Date, through: Date) -> [StoredTask] {
     reminders.compactMap { task -> (StoredTask, Date)? in
       guard let (start, rule) = start(of: task),
         let first = Recurrence.occurrences(
@@ -33,7 +33,7 @@ package struct ReminderSchedule: Sendable {
 
   /// Every moment in (`after`, `through`] at which a reminder comes due — a repeating one as often
   /// as it repeats, up to `limit` times each — in time order (ties by task id).
-  package func occurrences(after: Date, through: Date, limit: Int = 1_000) -> [(task: StoredTask, at: Date)] {
+  func occurrences(after: Date, through: Date, limit: Int = 1_000) -> [(task: StoredTask, at: Date)] {
     reminders.flatMap { task -> [(task: StoredTask, at: Date)] in
       guard let (start, rule) = start(of: task) else { return [] }
       return Recurrence.occurrences(
@@ -43,7 +43,7 @@ package struct ReminderSchedule: Sendable {
   }
 
   /// The next moment after `date` at which a reminder comes due.
-  package func next(after date: Date) -> Date? {
+  func next(after date: Date) -> Date? {
     reminders.compactMap { task in
       start(of: task).flatMap { Recurrence.next(start: $0.0, rule: $0.1, timeZone: timeZone, after: date) }
     }.min()

@@ -1,37 +1,37 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// Finds the notes, lists and tasks a spoken title (or identifier) names in a notebook.
-package struct ItemResolver: Sendable {
-  package let notebook: Notebook
-  package let timeZone: TimeZone
+struct ItemResolver: Sendable {
+  let notebook: Notebook
+  let timeZone: TimeZone
 
-  package init(notebook: Notebook, timeZone: TimeZone) {
+  init(notebook: Notebook, timeZone: TimeZone) {
     self.notebook = notebook
     self.timeZone = timeZone
   }
 
-  package func notes(named title: SpeakableString, identifier: String = "") -> [StoredNote] {
+  func notes(named title: SpeakableString, identifier: String = "") -> [StoredNote] {
     if !identifier.isEmpty { return notebook.notes.filter { $0.id == identifier } }
     return notebook.notes.filter { notebook.names(title, title: $0.title, id: $0.id) }
   }
 
-  package func lists(named title: SpeakableString, identifier: String = "") -> [StoredTaskList] {
+  func lists(named title: SpeakableString, identifier: String = "") -> [StoredTaskList] {
     if !identifier.isEmpty { return notebook.lists.filter { $0.id == identifier } }
     return notebook.lists.filter { notebook.names(title, title: $0.title, id: $0.id) }
   }
 
-  package func tasks(named title: SpeakableString, identifier: String = "") -> [StoredTask] {
+  func tasks(named title: SpeakableString, identifier: String = "") -> [StoredTask] {
     if !identifier.isEmpty { return notebook.tasks.filter { $0.id == identifier } }
     return notebook.tasks.filter { notebook.names(title, title: $0.title, id: $0.id) }
   }
 
   /// AppendToNote's target: one → success; several → "Which …?"; none → unsupported; nothing named →
   /// needs value.
-  package func resolveNote(_ note: Note) -> ResolutionResult<Note> {
+  func resolveNote(_ note: Note) -> ResolutionResult<Note> {
     guard !note.title.spokenPhrase.isEmpty || !note.identifier.isEmpty || !note.title.vocabularyIdentifier.isEmpty
     else { return .needsValue(prompt: "Which note?") }
     let found = notes(named: note.title, identifier: note.identifier)
@@ -44,7 +44,7 @@ package struct ItemResolver: Sendable {
 
   /// AddTasks' target list: one → success; several → disambiguation; none → confirmation that a
   /// new list should be created; nothing named → needs value.
-  package func resolveList(_ list: TaskList) -> ResolutionResult<TaskList> {
+  func resolveList(_ list: TaskList) -> ResolutionResult<TaskList> {
     let title = list.title.spokenPhrase.trimmingCharacters(in: .whitespaces)
     guard !title.isEmpty || !list.identifier.isEmpty || !list.title.vocabularyIdentifier.isEmpty else {
       return .needsValue(prompt: "Which list?")
@@ -66,7 +66,7 @@ package struct ItemResolver: Sendable {
   }
 
   /// SetTaskAttribute's target task.
-  package func resolveTask(_ task: NotebookTask) -> ResolutionResult<NotebookTask> {
+  func resolveTask(_ task: NotebookTask) -> ResolutionResult<NotebookTask> {
     guard !task.title.spokenPhrase.isEmpty || !task.identifier.isEmpty || !task.title.vocabularyIdentifier.isEmpty
     else { return .needsValue(prompt: "Which task?") }
     let found = tasks(named: task.title, identifier: task.identifier)
@@ -79,7 +79,7 @@ package struct ItemResolver: Sendable {
   }
 
   /// A folder (group name): an existing one → success with its name; a new one → success as said.
-  package func resolveFolder(_ name: SpeakableString, given: Bool) -> ResolutionResult<SpeakableString> {
+  func resolveFolder(_ name: SpeakableString, given: Bool) -> ResolutionResult<SpeakableString> {
     guard given, !name.spokenPhrase.trimmingCharacters(in: .whitespaces).isEmpty else { return .notRequired }
     return .success(.spoken(notebook.folder(named: name.spokenPhrase).name))
   }

@@ -1,14 +1,14 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The rules for a reminder's triggers. Temporal ("at 5 p.m."): a time that has not passed, and a
 /// recurrence that can be followed. Spatial ("when I get to work"): a place and arrive or depart.
-package enum TriggerRules {
+enum TriggerRules {
   /// The instant a temporal trigger first comes due, in the user's time zone.
-  package static func start(of trigger: TemporalEventTrigger, context: IntentContext) -> Date? {
+  static func start(of trigger: TemporalEventTrigger, context: IntentContext) -> Date? {
     let range = trigger.dateComponentsRange
     guard range.hasStartDateComponents || range.hasEndDateComponents else { return nil }
     return CalendarDates.date(
@@ -16,7 +16,7 @@ package enum TriggerRules {
       timeZone: context.timeZone, reference: context.now)
   }
 
-  package static func resolveTemporal(_ trigger: TemporalEventTrigger, given: Bool, context: IntentContext)
+  static func resolveTemporal(_ trigger: TemporalEventTrigger, given: Bool, context: IntentContext)
     -> ResolutionResult<TemporalEventTrigger>
   {
     guard given else { return .notRequired }
@@ -34,7 +34,7 @@ package enum TriggerRules {
     return .success(trigger)
   }
 
-  package static func resolveSpatial(_ trigger: SpatialEventTrigger, given: Bool) -> ResolutionResult<
+  static func resolveSpatial(_ trigger: SpatialEventTrigger, given: Bool) -> ResolutionResult<
     SpatialEventTrigger
   > {
     guard given else { return .notRequired }
@@ -50,7 +50,7 @@ package enum TriggerRules {
 
   /// The first instant a valid temporal trigger comes due at or after now (its start, or the next
   /// repetition when the start has passed).
-  package static func dueAt(_ trigger: TemporalEventTrigger, context: IntentContext) -> Date? {
+  static func dueAt(_ trigger: TemporalEventTrigger, context: IntentContext) -> Date? {
     guard let start = start(of: trigger, context: context) else { return nil }
     if start >= context.now { return start }
     let rule = trigger.dateComponentsRange.hasRecurrenceRule ? trigger.dateComponentsRange.recurrenceRule : nil

@@ -1,22 +1,22 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 internal import ServiceKit
 
 /// Everything a user has in UnicornNote, read in one transaction: what resolution and search work on.
-package struct Notebook: Sendable {
-  package let notes: [StoredNote]
-  package let lists: [StoredTaskList]
-  package let tasks: [StoredTask]
-  package let folders: [String]
+struct Notebook: Sendable {
+  let notes: [StoredNote]
+  let lists: [StoredTaskList]
+  let tasks: [StoredTask]
+  let folders: [String]
   /// notebookItemTitle vocabulary: titles the user registered, with the item they name.
-  package let titles: [UserVocabulary.Entry]
+  let titles: [UserVocabulary.Entry]
   /// notebookItemGroupName vocabulary.
-  package let groupNames: [UserVocabulary.Entry]
+  let groupNames: [UserVocabulary.Entry]
 
-  package static func load(userID: String, in database: any SQLDatabase) async throws -> Notebook {
+  static func load(userID: String, in database: any SQLDatabase) async throws -> Notebook {
     Notebook(
       notes: try await NoteBook.notes(of: userID, in: database),
       lists: try await TaskListBook.lists(of: userID, in: database),
@@ -28,7 +28,7 @@ package struct Notebook: Sendable {
 
   /// Whether `spoken` names an item titled `title` with identifier `id`: by the title itself or by a
   /// vocabulary phrase registered for the item.
-  package func names(_ spoken: SpeakableString, title: String, id: String) -> Bool {
+  func names(_ spoken: SpeakableString, title: String, id: String) -> Bool {
     if !spoken.vocabularyIdentifier.isEmpty { return spoken.vocabularyIdentifier == id }
     if NameMatching.matches(spoken.spokenPhrase, title) { return true }
     return titles.contains { $0.vocabularyIdentifier == id && NameMatching.matches(spoken.spokenPhrase, $0.phrase) }
@@ -36,7 +36,7 @@ package struct Notebook: Sendable {
 
   /// The folder `spoken` names: an existing folder (or one the vocabulary names), else the phrase
   /// itself as a new folder.
-  package func folder(named spoken: String) -> (name: String, exists: Bool) {
+  func folder(named spoken: String) -> (name: String, exists: Bool) {
     if let existing = folders.first(where: { NameMatching.matches(spoken, $0) }) { return (existing, true) }
     if let entry = groupNames.first(where: { NameMatching.matches(spoken, $0.phrase) }) {
       let name = entry.vocabularyIdentifier.isEmpty ? entry.phrase : entry.vocabularyIdentifier

@@ -1,15 +1,15 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// Store times (milliseconds since 1970) and the date components SiriKit shows them as.
-package enum NotebookTime {
-  package static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+enum NotebookTime {
+  static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
-  package static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
+  static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
   /// The calendar fields of `milliseconds` in `timeZone`, down to the minute.
-  package static func components(_ milliseconds: Int64, in timeZone: TimeZone) -> Intentmesh_V1_DateComponents {
+  static func components(_ milliseconds: Int64, in timeZone: TimeZone) -> Intentmesh_V1_DateComponents {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date(milliseconds))

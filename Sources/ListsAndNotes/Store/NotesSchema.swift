@@ -1,13 +1,13 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// UnicornNote's tables: folders, notes, task lists and tasks. Note contents and triggers are
 /// stored as their protobuf JSON; a task's temporal trigger also as the instant it first comes due,
 /// so reminders are found by an indexed range query.
-package enum NotesSchema {
-  package static let migrations: [SchemaMigration] = [
+enum NotesSchema {
+  static let migrations: [SchemaMigration] = [
     SchemaMigration(
       id: "notes-1-initial",
       statements: [

@@ -2,17 +2,17 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
-package import IntentsKit
+internal import IntentsKit
 internal import SQLKit
 
 /// Demo data for `diana`: a "Unicorn ideas" note in the "Rainbow" folder, a password-protected
 /// "Secret stable codes" note, and a "Groceries" list with apples (done) and carrots.
-package enum NotesSeed {
-  package static let demoUser = "diana"
+enum NotesSeed {
+  static let demoUser = "diana"
   /// 2026-05-20 09:00 UTC.
   static let seededAt: Int64 = 1_779_267_600_000
 
-  package static func seed(_ store: any IntentStore) async throws {
+  static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if !(try await NoteBook.notes(of: demoUser, in: database)).isEmpty { return }
       try await TaskListBook.addFolder("Rainbow", for: demoUser, in: database)

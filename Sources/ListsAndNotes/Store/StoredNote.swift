@@ -1,21 +1,21 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
-package import SQLKit
+internal import SQLKit
 
 /// A note as stored.
-package struct StoredNote: Sendable, Equatable {
-  package var id: String
-  package var userID: String
-  package var title: String
-  package var folder: String
-  package var contents: [NoteContent]
-  package var passwordProtected: Bool
-  package var createdAt: Int64
-  package var modifiedAt: Int64
+struct StoredNote: Sendable, Equatable {
+  var id: String
+  var userID: String
+  var title: String
+  var folder: String
+  var contents: [NoteContent]
+  var passwordProtected: Bool
+  var createdAt: Int64
+  var modifiedAt: Int64
 
-  package init(
+  init(
     id: String, userID: String, title: String, folder: String = "", contents: [NoteContent] = [],
     passwordProtected: Bool = false, createdAt: Int64, modifiedAt: Int64
   ) {
@@ -30,7 +30,7 @@ package struct StoredNote: Sendable, Equatable {
   }
 
   /// The note as SiriKit's `INNote`; a password-protected note shows no contents.
-  package func note(in timeZone: TimeZone) -> Note {
+  func note(in timeZone: TimeZone) -> Note {
     .with {
       $0.identifier = id
       $0.title = .spoken(title, identifier: id)
@@ -42,14 +42,14 @@ package struct StoredNote: Sendable, Equatable {
   }
 
   /// The note's text, for content search.
-  package var text: String {
+  var text: String {
     contents.compactMap { if case .text(let text) = $0.content { text } else { nil } }.joined(separator: "\n")
   }
 }
 
 /// Reads and writes notes.
-package enum NoteBook {
-  package static func notes(of userID: String, in database: any SQLDatabase) async throws -> [StoredNote] {
+enum NoteBook {
+  static func notes(of userID: String, in database: any SQLDatabase) async throws -> [StoredNote] {
     try await database.raw(
       """
       SELECT note_id, title, folder, contents, password_protected, created_at, modified_at
@@ -68,7 +68,7 @@ package enum NoteBook {
     }
   }
 
-  package static func insert(_ note: StoredNote, in database: any SQLDatabase) async throws {
+  static func insert(_ note: StoredNote, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO notes_notes (note_id, user_id, title, folder, contents, password_protected, created_at, modified_at)
@@ -80,7 +80,7 @@ package enum NoteBook {
   }
 
   /// Replaces the note's contents and modification time.
-  package static func update(_ note: StoredNote, in database: any SQLDatabase) async throws {
+  static func update(_ note: StoredNote, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE notes_notes SET contents = \(bind: try NoteContents.encode(note.contents)),

@@ -1,25 +1,25 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
-package import SQLKit
+internal import SQLKit
 
 /// A task as stored, with its list's title for search results.
-package struct StoredTask: Sendable, Equatable {
-  package var id: String
-  package var listID: String
-  package var userID: String
-  package var title: String
-  package var status: TaskStatus
-  package var position: Int
-  package var spatialTrigger: SpatialEventTrigger?
-  package var temporalTrigger: TemporalEventTrigger?
+struct StoredTask: Sendable, Equatable {
+  var id: String
+  var listID: String
+  var userID: String
+  var title: String
+  var status: TaskStatus
+  var position: Int
+  var spatialTrigger: SpatialEventTrigger?
+  var temporalTrigger: TemporalEventTrigger?
   /// When the temporal trigger first comes due.
-  package var dueAt: Int64?
-  package var createdAt: Int64
-  package var modifiedAt: Int64
+  var dueAt: Int64?
+  var createdAt: Int64
+  var modifiedAt: Int64
 
-  package init(
+  init(
     id: String, listID: String, userID: String, title: String, status: TaskStatus = .notCompleted, position: Int,
     spatialTrigger: SpatialEventTrigger? = nil, temporalTrigger: TemporalEventTrigger? = nil, dueAt: Int64? = nil,
     createdAt: Int64, modifiedAt: Int64
@@ -38,7 +38,7 @@ package struct StoredTask: Sendable, Equatable {
   }
 
   /// The task as SiriKit's `INTask`.
-  package func task(in timeZone: TimeZone) -> NotebookTask {
+  func task(in timeZone: TimeZone) -> NotebookTask {
     .with {
       $0.identifier = id
       $0.title = .spoken(title, identifier: id)
@@ -53,20 +53,20 @@ package struct StoredTask: Sendable, Equatable {
 }
 
 /// Reads and writes tasks.
-package enum TaskBook {
+enum TaskBook {
   static let columns: SQLQueryString = """
     task_id, list_id, user_id, title, status, position, spatial_trigger, temporal_trigger, due_at, created_at,
     modified_at
     """
 
-  package static func tasks(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
+  static func tasks(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
     try await database.raw(
       "SELECT \(columns) FROM notes_tasks WHERE user_id = \(bind: userID) ORDER BY list_id, position"
     ).all().map(decode)
   }
 
   /// Not-completed tasks of `userID` with a temporal trigger, soonest first.
-  package static func reminders(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
+  static func reminders(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
     try await database.raw(
       """
       SELECT \(columns) FROM notes_tasks
@@ -77,7 +77,7 @@ package enum TaskBook {
   }
 
   /// Not-completed tasks of `userID` with a spatial trigger.
-  package static func placeReminders(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
+  static func placeReminders(of userID: String, in database: any SQLDatabase) async throws -> [StoredTask] {
     try await database.raw(
       """
       SELECT \(columns) FROM notes_tasks
@@ -88,7 +88,7 @@ package enum TaskBook {
   }
 
   /// The user's tasks with these ids.
-  package static func tasks(withIDs ids: Set<String>, of userID: String, in database: any SQLDatabase) async throws
+  static func tasks(withIDs ids: Set<String>, of userID: String, in database: any SQLDatabase) async throws
     -> [StoredTask]
   {
     guard !ids.isEmpty else { return [] }
@@ -98,7 +98,7 @@ package enum TaskBook {
     ).all().map(decode)
   }
 
-  package static func insert(_ task: StoredTask, in database: any SQLDatabase) async throws {
+  static func insert(_ task: StoredTask, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO notes_tasks (\(columns))
@@ -111,7 +111,7 @@ package enum TaskBook {
   }
 
   /// Writes the task's status, triggers and modification time.
-  package static func update(_ task: StoredTask, in database: any SQLDatabase) async throws {
+  static func update(_ task: StoredTask, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE notes_tasks SET status = \(bind: task.status.rawValue), spatial_trigger = \(bind: try json(task.spatialTrigger)),

@@ -1,19 +1,19 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
-package import SQLKit
+internal import SQLKit
 
 /// A task list as stored.
-package struct StoredTaskList: Sendable, Equatable {
-  package var id: String
-  package var userID: String
-  package var title: String
-  package var folder: String
-  package var createdAt: Int64
-  package var modifiedAt: Int64
+struct StoredTaskList: Sendable, Equatable {
+  var id: String
+  var userID: String
+  var title: String
+  var folder: String
+  var createdAt: Int64
+  var modifiedAt: Int64
 
-  package init(id: String, userID: String, title: String, folder: String = "", createdAt: Int64, modifiedAt: Int64) {
+  init(id: String, userID: String, title: String, folder: String = "", createdAt: Int64, modifiedAt: Int64) {
     self.id = id
     self.userID = userID
     self.title = title
@@ -23,7 +23,7 @@ package struct StoredTaskList: Sendable, Equatable {
   }
 
   /// The list as SiriKit's `INTaskList`, with `tasks` (its own, in order).
-  package func taskList(tasks: [StoredTask], in timeZone: TimeZone) -> TaskList {
+  func taskList(tasks: [StoredTask], in timeZone: TimeZone) -> TaskList {
     .with {
       $0.identifier = id
       $0.title = .spoken(title, identifier: id)
@@ -36,8 +36,8 @@ package struct StoredTaskList: Sendable, Equatable {
 }
 
 /// Reads and writes task lists and folders.
-package enum TaskListBook {
-  package static func lists(of userID: String, in database: any SQLDatabase) async throws -> [StoredTaskList] {
+enum TaskListBook {
+  static func lists(of userID: String, in database: any SQLDatabase) async throws -> [StoredTaskList] {
     try await database.raw(
       """
       SELECT list_id, title, folder, created_at, modified_at FROM notes_task_lists
@@ -53,7 +53,7 @@ package enum TaskListBook {
     }
   }
 
-  package static func insert(_ list: StoredTaskList, in database: any SQLDatabase) async throws {
+  static func insert(_ list: StoredTaskList, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO notes_task_lists (list_id, user_id, title, folder, created_at, modified_at)
@@ -63,19 +63,19 @@ package enum TaskListBook {
     ).run()
   }
 
-  package static func touch(_ listID: String, at milliseconds: Int64, in database: any SQLDatabase) async throws {
+  static func touch(_ listID: String, at milliseconds: Int64, in database: any SQLDatabase) async throws {
     try await database.raw(
       "UPDATE notes_task_lists SET modified_at = \(bind: milliseconds) WHERE list_id = \(bind: listID)"
     ).run()
   }
 
-  package static func folders(of userID: String, in database: any SQLDatabase) async throws -> [String] {
+  static func folders(of userID: String, in database: any SQLDatabase) async throws -> [String] {
     try await database.raw("SELECT name FROM notes_folders WHERE user_id = \(bind: userID) ORDER BY name").all().map {
       try $0.decode(column: "name", as: String.self)
     }
   }
 
-  package static func addFolder(_ name: String, for userID: String, in database: any SQLDatabase) async throws {
+  static func addFolder(_ name: String, for userID: String, in database: any SQLDatabase) async throws {
     guard !name.isEmpty else { return }
     try await database.raw(
       "INSERT INTO notes_folders (user_id, name) VALUES (\(bind: userID), \(bind: name)) ON CONFLICT DO NOTHING"

@@ -1,14 +1,14 @@
-package import Foundation
-package import IntentsKit
-package import SQLKit
+internal import Foundation
+internal import IntentsKit
+internal import SQLKit
 
 /// A place of a user's, by name ("work", "home"): where a reminder "when I get to work" is about.
-package struct UserPlace: Sendable, Equatable {
-  package var name: String
-  package var point: GeoPoint
-  package var radiusMeters: Double
+struct UserPlace: Sendable, Equatable {
+  var name: String
+  var point: GeoPoint
+  var radiusMeters: Double
 
-  package init(name: String, point: GeoPoint, radiusMeters: Double) {
+  init(name: String, point: GeoPoint, radiusMeters: Double) {
     self.name = name
     self.point = point
     self.radiusMeters = radiusMeters
@@ -16,9 +16,9 @@ package struct UserPlace: Sendable, Equatable {
 }
 
 /// Reads and writes users' places and their last reported location.
-package enum UserPlaceBook {
+enum UserPlaceBook {
   /// The user's places, by name.
-  package static func places(of userID: String, in database: any SQLDatabase) async throws -> [UserPlace] {
+  static func places(of userID: String, in database: any SQLDatabase) async throws -> [UserPlace] {
     try await database.raw(
       """
       SELECT name, latitude, longitude, radius_meters FROM notes_places WHERE user_id = \(bind: userID)
@@ -35,7 +35,7 @@ package enum UserPlaceBook {
   }
 
   /// Stores `place`, replacing the user's place of the same name (any case).
-  package static func set(_ place: UserPlace, for userID: String, in database: any SQLDatabase) async throws {
+  static func set(_ place: UserPlace, for userID: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO notes_places (user_id, name_key, name, latitude, longitude, radius_meters)
@@ -48,7 +48,7 @@ package enum UserPlaceBook {
   }
 
   /// Where the user last said they were, if they ever did.
-  package static func lastLocation(of userID: String, in database: any SQLDatabase) async throws -> GeoPoint? {
+  static func lastLocation(of userID: String, in database: any SQLDatabase) async throws -> GeoPoint? {
     try await database.raw("SELECT latitude, longitude FROM notes_locations WHERE user_id = \(bind: userID)")
       .first().map { row in
         GeoPoint(
@@ -57,7 +57,7 @@ package enum UserPlaceBook {
       }
   }
 
-  package static func setLocation(_ point: GeoPoint, of userID: String, at date: Date, in database: any SQLDatabase)
+  static func setLocation(_ point: GeoPoint, of userID: String, at date: Date, in database: any SQLDatabase)
     async throws
   {
     try await database.raw(

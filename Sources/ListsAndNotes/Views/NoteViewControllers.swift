@@ -2,18 +2,18 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The note card of a note being created: title, folder and content, claimed on the first call.
-package struct CreateNoteViewController: IntentViewController {
-  package typealias Intent = CreateNoteIntent
-  package typealias Response = CreateNoteIntentResponse
+struct CreateNoteViewController: IntentViewController {
+  typealias Intent = CreateNoteIntent
+  typealias Response = CreateNoteIntentResponse
 
-  package static let intentClass = CreateNoteHandler.intentClass
+  static let intentClass = CreateNoteHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty else { return .declined }
     if let note = request.response?.createdNote, request.response?.hasCreatedNote == true {
       return NotebookCards.note(
@@ -31,15 +31,15 @@ package struct CreateNoteViewController: IntentViewController {
 }
 
 /// The note card of a note being appended to: the note with its new content.
-package struct AppendToNoteViewController: IntentViewController {
-  package typealias Intent = AppendToNoteIntent
-  package typealias Response = AppendToNoteIntentResponse
+struct AppendToNoteViewController: IntentViewController {
+  typealias Intent = AppendToNoteIntent
+  typealias Response = AppendToNoteIntentResponse
 
-  package static let intentClass = AppendToNoteHandler.intentClass
+  static let intentClass = AppendToNoteHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty else { return .declined }
     let claimed = NotebookCards.claim(Self.intentClass, ["targetNote", "content"])
     if let response = request.response, response.hasNote {

@@ -1,17 +1,17 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 
 /// The cards UnicornNote draws: a note card, a task-list card (each a draft before handle, the
 /// stored item after) and a list of search results.
-package enum NotebookCards {
+enum NotebookCards {
   static func claim(_ intentClass: String, _ keyPaths: [String]) -> [Intentmesh_V1_Parameter] {
     Intentmesh_V1_Parameter.claims(of: intentClass, keyPaths)
   }
 
-  package static func note(
+  static func note(
     title: String, folder: String, contents: [NoteContent], isDraft: Bool,
     claiming parameters: [Intentmesh_V1_Parameter],
     width: Double
@@ -40,7 +40,7 @@ package enum NotebookCards {
       }, width: width > 0 ? width : 320, height: Double(28 * rows.count + 16))
   }
 
-  package static func taskList(
+  static func taskList(
     title: String, tasks: [(title: String, done: Bool)], isDraft: Bool, claiming parameters: [Intentmesh_V1_Parameter],
     width: Double
   ) -> ViewConfiguration {

@@ -2,18 +2,18 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The task-list card of a list being created.
-package struct CreateTaskListViewController: IntentViewController {
-  package typealias Intent = CreateTaskListIntent
-  package typealias Response = CreateTaskListIntentResponse
+struct CreateTaskListViewController: IntentViewController {
+  typealias Intent = CreateTaskListIntent
+  typealias Response = CreateTaskListIntentResponse
 
-  package static let intentClass = CreateTaskListHandler.intentClass
+  static let intentClass = CreateTaskListHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty else { return .declined }
     let claimed = NotebookCards.claim(Self.intentClass, ["title", "taskTitles"])
     if let response = request.response, response.hasCreatedTaskList {
@@ -29,15 +29,15 @@ package struct CreateTaskListViewController: IntentViewController {
 }
 
 /// The task-list card of tasks being added: the list with its new tasks.
-package struct AddTasksViewController: IntentViewController {
-  package typealias Intent = AddTasksIntent
-  package typealias Response = AddTasksIntentResponse
+struct AddTasksViewController: IntentViewController {
+  typealias Intent = AddTasksIntent
+  typealias Response = AddTasksIntentResponse
 
-  package static let intentClass = AddTasksHandler.intentClass
+  static let intentClass = AddTasksHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty else { return .declined }
     let claimed = NotebookCards.claim(Self.intentClass, ["targetTaskList", "taskTitles"])
     if let response = request.response, response.hasModifiedTaskList {
@@ -56,15 +56,15 @@ package struct AddTasksViewController: IntentViewController {
 }
 
 /// Search results as a list: notes, lists and tasks, in the order the response gives.
-package struct SearchResultsViewController: IntentViewController {
-  package typealias Intent = SearchForNotebookItemsIntent
-  package typealias Response = SearchForNotebookItemsIntentResponse
+struct SearchResultsViewController: IntentViewController {
+  typealias Intent = SearchForNotebookItemsIntent
+  typealias Response = SearchForNotebookItemsIntentResponse
 
-  package static let intentClass = SearchForNotebookItemsHandler.intentClass
+  static let intentClass = SearchForNotebookItemsHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty, let response = request.response else { return .declined }
     var rows: [Intentmesh_V1_ViewNode] = []
     rows += response.notes.map { .row("Note", $0.title.spokenPhrase) }

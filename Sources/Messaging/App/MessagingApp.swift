@@ -1,13 +1,13 @@
 internal import Foundation
 internal import GRPCCore
-package import SQLKit
+internal import SQLKit
 
 /// What UnicornChat's app does to a user's data: sign up, add a contact. The app service calls
 /// these after checking its input, and the demo data is made by the same calls; each runs inside
 /// the caller's write transaction and refuses with the gRPC status the app API answers.
-package enum MessagingApp {
+enum MessagingApp {
   /// Makes `account` a UnicornChat user. ALREADY_EXISTS when the user or the handle exists.
-  package static func signUp(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
+  static func signUp(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
     if try await MessagingAccounts.account(of: account.userID, in: database) != nil {
       throw RPCError(code: .alreadyExists, message: "\(account.userID) already has a UnicornChat account")
     }
@@ -20,7 +20,7 @@ package enum MessagingApp {
   /// Adds `contact` to the user's address book, bound to the user who holds its handle now; answers
   /// it as the book reads it. The same handle again binds a contact added before its holder signed
   /// up; otherwise ALREADY_EXISTS. FAILED_PRECONDITION before SignUp.
-  package static func addContact(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws
+  static func addContact(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws
     -> Contact
   {
     guard try await MessagingAccounts.account(of: userID, in: database) != nil else {

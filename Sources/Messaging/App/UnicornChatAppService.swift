@@ -1,8 +1,8 @@
 internal import Foundation
-package import GRPCCore
+internal import GRPCCore
 internal import IntentMeshProtos
-package import IntentsKit
-package import MessagingProtos
+internal import IntentsKit
+internal import MessagingProtos
 internal import ServiceKit
 internal import SQLKit
 internal import SwiftProtobuf
@@ -11,16 +11,16 @@ internal import SwiftProtobuf
 /// caller's verified identity (the bearer token's subject, checked by the server's
 /// `AuthenticationInterceptor`); a user reads and changes only their own account, address book
 /// and mailbox.
-package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServiceProtocol {
+struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServiceProtocol {
   private let store: any IntentStore
   private let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
 
-  package func signUp(
+  func signUp(
     request: Intentmesh_Messaging_V1_SignUpRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_SignUpResponse {
     let userID = try UserIdentity.caller()
@@ -31,7 +31,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.account = account.appAccount }
   }
 
-  package func getAccount(
+  func getAccount(
     request: Intentmesh_Messaging_V1_GetAccountRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_GetAccountResponse {
     let userID = try UserIdentity.caller()
@@ -41,7 +41,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.account = account.appAccount }
   }
 
-  package func addContact(
+  func addContact(
     request: Intentmesh_Messaging_V1_AddContactRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_AddContactResponse {
     let userID = try UserIdentity.caller()
@@ -62,7 +62,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.contact = added.appContact }
   }
 
-  package func listContacts(
+  func listContacts(
     request: Intentmesh_Messaging_V1_ListContactsRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_ListContactsResponse {
     let userID = try UserIdentity.caller()
@@ -70,7 +70,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.contacts = contacts.map(\.appContact) }
   }
 
-  package func listMessages(
+  func listMessages(
     request: Intentmesh_Messaging_V1_ListMessagesRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_ListMessagesResponse {
     let userID = try UserIdentity.caller()
@@ -90,7 +90,7 @@ package struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.Sim
     return .with { $0.messages = messages.map { ChatMessage($0, account: account, contacts: contacts) } }
   }
 
-  package func setBlocked(
+  func setBlocked(
     request: Intentmesh_Messaging_V1_SetBlockedRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_SetBlockedResponse {
     let userID = try UserIdentity.caller()

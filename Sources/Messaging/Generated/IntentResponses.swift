@@ -2,7 +2,7 @@
 // Every `…IntentResponse` message with an enum `code` is an intent's response (one rule, no line per intent).
 
 internal import IntentsKit
-package import MessagingProtos
+internal import MessagingProtos
 
 extension Intentmesh_Messaging_V1_GetVisualCodeIntentResponse: IntentResponseMessage {}
 extension Intentmesh_Messaging_V1_SearchForMessagesIntentResponse: IntentResponseMessage {}

@@ -3,12 +3,12 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// The account checks UnicornChat makes in confirm and handle (session 225: users re-authenticate
 /// every once in a while, so confirm checks the sign-in).
-package enum AccountCheck {
-  package enum Outcome: Sendable, Equatable {
+enum AccountCheck {
+  enum Outcome: Sendable, Equatable {
     case ready(MessagingAccount)
     /// No account, or signed out: the app must be opened to sign in.
     case needsAppLaunch(UserActivityDraft)
@@ -16,7 +16,7 @@ package enum AccountCheck {
     case serviceNotAvailable
   }
 
-  package static func check(_ account: MessagingAccount?) -> Outcome {
+  static func check(_ account: MessagingAccount?) -> Outcome {
     guard let account else {
       return .needsAppLaunch(
         UserActivityDraft(userInfo: [
@@ -37,7 +37,7 @@ package enum AccountCheck {
 extension AccountCheck.Outcome {
   /// The answer of an intent whose codes include failureRequiringAppLaunch and
   /// failureMessageServiceNotAvailable, when the account is not ready; nil when it is.
-  package func refusal<R: IntentResponseMessage>(
+  func refusal<R: IntentResponseMessage>(
     appLaunch: R.Code, serviceNotAvailable: R.Code
   ) -> IntentAnswer<R>? {
     switch self {
@@ -48,7 +48,7 @@ extension AccountCheck.Outcome {
   }
 
   /// The account, when it is ready.
-  package var readyAccount: MessagingAccount? {
+  var readyAccount: MessagingAccount? {
     if case .ready(let account) = self { return account }
     return nil
   }

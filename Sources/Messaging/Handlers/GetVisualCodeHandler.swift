@@ -3,25 +3,25 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INGetVisualCodeIntent: "show my code" arrives with an unknown type and resolves to a contact
 /// code (the WWDC17 demo); payment and transit codes are not UnicornChat's. The image is a real QR
 /// code of the user's contact link, as PNG.
-package struct GetVisualCodeHandler: IntentHandler {
-  package typealias Intent = GetVisualCodeIntent
-  package typealias Response = GetVisualCodeIntentResponse
+struct GetVisualCodeHandler: IntentHandler {
+  typealias Intent = GetVisualCodeIntent
+  typealias Response = GetVisualCodeIntentResponse
 
-  package static let intentClass = "INGetVisualCodeIntent"
-  package static let handleHasEffects = false
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INGetVisualCodeIntent"
+  static let handleHasEffects = false
+  static var parameters: [IntentParameter<Self>] {
     [.value("visualCodeType", \.visualCodeType, label: "Code", resolve: Self.resolveVisualCodeType)]
   }
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) {
+  init(store: any IntentStore) {
     self.store = store
   }
 
@@ -36,12 +36,12 @@ package struct GetVisualCodeHandler: IntentHandler {
     }
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
     return Self.accountAnswer(account) ?? IntentAnswer(code: .ready)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let account = try await MessagingAccounts.account(of: context.userID, in: database)

@@ -2,14 +2,14 @@ internal import Foundation
 internal import IntentMeshProtos
 internal import MessagingProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// A message search followed live: "tell me when Ava writes".
 extension SearchForMessagesHandler {
   /// Sends the search's answer as it stands, then, for each message delivered to the user since
   /// (by its arrival number, so any replica's deliveries count), the arrivals that match the
   /// search — each once, in arrival order. Returns only when cancelled (the client stops).
-  package func startSendingUpdates(
+  func startSendingUpdates(
     for intent: Intent, context: IntentContext,
     to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
   ) async throws {

@@ -3,23 +3,23 @@ internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import MessagingProtos
 internal import Foundation
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 internal import ServiceKit
 
 /// INSearchForMessagesIntent: recipients, senders, attributes, date range, group names and search
 /// terms; too many results is SiriKit's failureMessageTooManyResults. Followed live
 /// (StartSendingUpdates), the search answers what it finds now, then each message that arrives
 /// and matches it.
-package struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
-  package typealias Intent = SearchForMessagesIntent
-  package typealias Response = SearchForMessagesIntentResponse
+struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
+  typealias Intent = SearchForMessagesIntent
+  typealias Response = SearchForMessagesIntentResponse
 
-  package static let intentClass = "INSearchForMessagesIntent"
-  package static let handleHasEffects = false
+  static let intentClass = "INSearchForMessagesIntent"
+  static let handleHasEffects = false
   /// More matches than this asks the user to narrow the search.
-  package static let maximumResults = 50
-  package static var parameters: [IntentParameter<Self>] {
+  static let maximumResults = 50
+  static var parameters: [IntentParameter<Self>] {
     [
       .array("recipients", \.recipients, label: "To", resolve: Self.resolveRecipients),
       .array("senders", \.senders, label: "From", resolve: Self.resolveSenders),
@@ -34,7 +34,7 @@ package struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
   /// How often a live search looks whether the user's mailbox received anything (one row read).
   let arrivalPollInterval: Duration
 
-  package init(store: any IntentStore, arrivalPollInterval: Duration = .milliseconds(250)) {
+  init(store: any IntentStore, arrivalPollInterval: Duration = .milliseconds(250)) {
     self.store = store
     self.arrivalPollInterval = arrivalPollInterval
   }
@@ -64,12 +64,12 @@ package struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
     outcome.refusal(appLaunch: .failureRequiringAppLaunch, serviceNotAvailable: .failureMessageServiceNotAvailable)
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
     return Self.refusal(AccountCheck.check(account)) ?? IntentAnswer(code: .ready)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let outcome = AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database))

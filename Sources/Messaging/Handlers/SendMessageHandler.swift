@@ -3,20 +3,20 @@ internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import Foundation
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSendMessageIntent: recipients from the user's contacts and vocabulary, content required, group
 /// name optional; confirm checks the account; handle stores one message per recipient, and
 /// delivers it to a recipient who is a user of this service (`Delivery`), in the same transaction.
-package struct SendMessageHandler: IntentHandler {
-  package typealias Intent = SendMessageIntent
-  package typealias Response = SendMessageIntentResponse
+struct SendMessageHandler: IntentHandler {
+  typealias Intent = SendMessageIntent
+  typealias Response = SendMessageIntentResponse
 
-  package static let intentClass = "INSendMessageIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Ready to send it?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INSendMessageIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Ready to send it?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .array("recipients", \.recipients, prompt: "To whom?", label: "To", resolve: Self.resolveRecipients),
       .value("content", \.content, prompt: "What do you want to say?", label: "Message", resolve: Self.resolveContent),
@@ -27,7 +27,7 @@ package struct SendMessageHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -60,12 +60,12 @@ package struct SendMessageHandler: IntentHandler {
     outcome.refusal(appLaunch: .failureRequiringAppLaunch, serviceNotAvailable: .failureMessageServiceNotAvailable)
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
     return Self.refusal(AccountCheck.check(account)) ?? IntentAnswer(code: .ready)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let outcome = AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database))

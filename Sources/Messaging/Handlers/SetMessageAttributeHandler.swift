@@ -3,16 +3,16 @@ internal import Logging
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import MessagingProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSetMessageAttributeIntent: marks the user's messages read, unread, flagged, unflagged or played.
-package struct SetMessageAttributeHandler: IntentHandler {
-  package typealias Intent = SetMessageAttributeIntent
-  package typealias Response = SetMessageAttributeIntentResponse
+struct SetMessageAttributeHandler: IntentHandler {
+  typealias Intent = SetMessageAttributeIntent
+  typealias Response = SetMessageAttributeIntentResponse
 
-  package static let intentClass = "INSetMessageAttributeIntent"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INSetMessageAttributeIntent"
+  static var parameters: [IntentParameter<Self>] {
     [
       .array("identifiers", \.identifiers, label: "Messages"),
       .value("attribute", \.attribute, prompt: "Mark them as what?", label: "Mark as", resolve: Self.resolveAttribute),
@@ -21,7 +21,7 @@ package struct SetMessageAttributeHandler: IntentHandler {
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) {
+  init(store: any IntentStore) {
     self.store = store
   }
 
@@ -34,7 +34,7 @@ package struct SetMessageAttributeHandler: IntentHandler {
     }
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
     switch AccountCheck.check(account) {
     case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
@@ -43,7 +43,7 @@ package struct SetMessageAttributeHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     if case .needsAppLaunch(let activity) = AccountCheck.check(

@@ -2,19 +2,19 @@ internal import Foundation
 internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 internal import ServiceKit
 
 /// Matches a spoken group name against the user's groups.
-package struct GroupNameResolver: Sendable {
-  package let groups: [MessageGroups.Group]
+struct GroupNameResolver: Sendable {
+  let groups: [MessageGroups.Group]
 
-  package init(groups: [MessageGroups.Group]) {
+  init(groups: [MessageGroups.Group]) {
     self.groups = groups
   }
 
-  package func resolve(_ name: Intentmesh_V1_SpeakableString) -> ResolutionResult<Intentmesh_V1_SpeakableString> {
+  func resolve(_ name: Intentmesh_V1_SpeakableString) -> ResolutionResult<Intentmesh_V1_SpeakableString> {
     if !name.vocabularyIdentifier.isEmpty, let group = groups.first(where: { $0.id == name.vocabularyIdentifier }) {
       return .success(Self.speakable(group))
     }

@@ -2,34 +2,34 @@ internal import Foundation
 internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentMeshProtos
+internal import IntentsKit
+internal import SQLKit
 internal import ServiceKit
 
 /// Finds the contacts a spoken person names: by identifier, by the user's vocabulary (unicorn names
 /// such as "Sparkle Sparkly" → Scott), or by display, given, nick name or handle.
-package struct PersonResolver: Sendable {
-  package let contacts: [Contact]
-  package let vocabulary: [UserVocabulary.Entry]
+struct PersonResolver: Sendable {
+  let contacts: [Contact]
+  let vocabulary: [UserVocabulary.Entry]
 
-  package init(contacts: [Contact], vocabulary: [UserVocabulary.Entry]) {
+  init(contacts: [Contact], vocabulary: [UserVocabulary.Entry]) {
     self.contacts = contacts
     self.vocabulary = vocabulary
   }
 
   /// The user's contacts and contact-name vocabulary, read from `database`.
-  package static func load(userID: String, from database: any SQLDatabase) async throws -> PersonResolver {
+  static func load(userID: String, from database: any SQLDatabase) async throws -> PersonResolver {
     PersonResolver(
       contacts: try await ContactDirectory.contacts(of: userID, in: database),
       vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
   }
 
   /// The name a person is asked for by.
-  package static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
+  static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
 
   /// The contacts `person` may mean, best first. An identified person means exactly that contact.
-  package func candidates(for person: Intentmesh_V1_Person) -> [Contact] {
+  func candidates(for person: Intentmesh_V1_Person) -> [Contact] {
     let id = person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier
     if !id.isEmpty { return contacts.filter { $0.id == id } }
     let name = Self.spokenName(of: person)
@@ -55,7 +55,7 @@ package struct PersonResolver: Sendable {
 
   /// SendMessage's rule for one recipient: one reachable contact → success; several → "Which …?";
   /// none → unsupported with the reason SiriKit has for it.
-  package func resolveRecipient(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
+  func resolveRecipient(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
     let name = Self.spokenName(of: person)
     let found = candidates(for: person)
     switch found.count {
@@ -92,7 +92,7 @@ package struct PersonResolver: Sendable {
   }
 
   /// The rule for people in a search: one → success, several → disambiguation, none → unsupported.
-  package func resolveSearchPerson(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
+  func resolveSearchPerson(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
     let name = Self.spokenName(of: person)
     let found = candidates(for: person)
     switch found.count {

@@ -1,9 +1,8 @@
-package import SQLKit
+internal import SQLKit
 
 /// The handles each user blocks (stored lower case).
-package enum BlockList {
-  package static func set(_ handle: String, blocked: Bool, by userID: String, in database: any SQLDatabase) async throws
-  {
+enum BlockList {
+  static func set(_ handle: String, blocked: Bool, by userID: String, in database: any SQLDatabase) async throws {
     if blocked {
       try await database.raw(
         """
@@ -18,7 +17,7 @@ package enum BlockList {
     }
   }
 
-  package static func handles(blockedBy userID: String, in database: any SQLDatabase) async throws -> [String] {
+  static func handles(blockedBy userID: String, in database: any SQLDatabase) async throws -> [String] {
     try await database.raw("SELECT handle FROM messaging_blocks WHERE user_id = \(bind: userID) ORDER BY handle")
       .all().map { try $0.decode(column: "handle", as: String.self) }
   }

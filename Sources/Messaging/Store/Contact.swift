@@ -2,28 +2,28 @@ internal import Foundation
 internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// A person in a user's UnicornChat address book.
-package struct Contact: Sendable, Equatable {
-  package var id: String
-  package var displayName: String
-  package var givenName: String
-  package var familyName: String
+struct Contact: Sendable, Equatable {
+  var id: String
+  var displayName: String
+  var givenName: String
+  var familyName: String
   /// The unicorn name, e.g. "Sparkle Sparkly".
-  package var nickname: String
-  package var handle: String
+  var nickname: String
+  var handle: String
   /// The UnicornChat user the contact is: who held the handle when the contact was added (empty:
   /// nobody then).
-  package var userID: String
+  var userID: String
   /// Whether the contact is a UnicornChat user.
-  package var hasAccount: Bool
+  var hasAccount: Bool
   /// Whether that user takes this user's messages: their service is on and they do not block
   /// this user (read, not stored).
-  package var messagingEnabled: Bool
+  var messagingEnabled: Bool
 
-  package init(
+  init(
     id: String, displayName: String, givenName: String, familyName: String = "", nickname: String = "",
     handle: String, userID: String = "", hasAccount: Bool = false, messagingEnabled: Bool = false
   ) {
@@ -39,7 +39,7 @@ package struct Contact: Sendable, Equatable {
   }
 
   /// The contact as SiriKit's `INPerson`, identified by `customIdentifier`.
-  package var person: Intentmesh_V1_Person {
+  var person: Intentmesh_V1_Person {
     .with {
       $0.displayName = displayName
       $0.customIdentifier = id
@@ -55,7 +55,7 @@ package struct Contact: Sendable, Equatable {
 }
 
 /// Reads a user's address book.
-package enum ContactDirectory {
+enum ContactDirectory {
   /// Each contact with the user it is bound to (has an account), and whether that user takes the
   /// book owner's messages (service on, owner not blocked).
   static let select: SQLQueryString = """
@@ -69,13 +69,13 @@ package enum ContactDirectory {
     """
 
   /// The user's address book, by display name.
-  package static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
+  static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
     try await database.raw("\(select) WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id")
       .all().map(decode)
   }
 
   /// The user's contact with this handle (compared without case), if any.
-  package static func contact(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
+  static func contact(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
     -> Contact?
   {
     try await database.raw(
@@ -84,7 +84,7 @@ package enum ContactDirectory {
   }
 
   /// Adds `contact`, bound to the user who holds its handle now (if any).
-  package static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {
+  static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {
     let holder = try await MessagingAccounts.account(handle: contact.handle, in: database)?.userID ?? ""
     try await database.raw(
       """
@@ -98,7 +98,7 @@ package enum ContactDirectory {
 
   /// Binds the user's contact with `handle` to the user who holds it now, when it is bound to
   /// nobody. True when it was bound now.
-  package static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
+  static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
     guard let holder = try await MessagingAccounts.account(handle: handle, in: database) else { return false }
     return
       !(try await database.raw(
@@ -126,7 +126,7 @@ package enum ContactDirectory {
 
 extension Intentmesh_V1_PersonHandle {
   /// A UnicornChat handle: an email-style address, or an opaque name.
-  package static func unicornChat(_ handle: String) -> Self {
+  static func unicornChat(_ handle: String) -> Self {
     .with {
       $0.value = handle
       $0.type = handle.contains("@") ? .emailAddress : .unspecified

@@ -1,16 +1,16 @@
 internal import Foundation
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// What makes a message reach its recipient: a message to a contact whose handle is a user's of
 /// this service is also stored in that user's mailbox, as an unread incoming message, in the
 /// transaction that stores the sender's copy — both or neither — with the next arrival number of
 /// the recipient's mailbox (what a live search follows).
-package enum Delivery {
+enum Delivery {
   /// Delivers `message` (the sender's outgoing copy, to `contact`) when the contact is a user here
   /// (the one it is bound to) with the service on; does nothing otherwise (the sender's copy is all
   /// there is).
-  package static func deliver(
+  static func deliver(
     _ message: StoredMessage, from sender: MessagingAccount, to contact: Contact,
     identifiers: any IdentifierGenerator, in database: any SQLDatabase
   ) async throws {

@@ -2,12 +2,12 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import Foundation
-package import SQLKit
+internal import Foundation
+internal import SQLKit
 
 /// Every user's messages.
-package enum Mailbox {
-  package static func insert(_ message: StoredMessage, in database: any SQLDatabase) async throws {
+enum Mailbox {
+  static func insert(_ message: StoredMessage, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO messaging_messages (message_id, user_id, conversation_id, outgoing, sender_id, recipient_ids, content,
@@ -22,7 +22,7 @@ package enum Mailbox {
   }
 
   /// The user's messages sent in [from, to] (either bound may be open), newest first.
-  package static func messages(
+  static func messages(
     of userID: String, from: Date? = nil, to: Date? = nil, in database: any SQLDatabase
   ) async throws -> [StoredMessage] {
     let lower = from.map(milliseconds) ?? Int64.min
@@ -37,7 +37,7 @@ package enum Mailbox {
   }
 
   /// The user's newest `limit` messages, of one conversation (or all), only unread ones if asked.
-  package static func messages(
+  static func messages(
     of userID: String, conversation: String?, unreadOnly: Bool, limit: Int, in database: any SQLDatabase
   ) async throws -> [StoredMessage] {
     let conversationFilter: SQLQueryString =
@@ -52,7 +52,7 @@ package enum Mailbox {
   }
 
   /// The user's messages with these ids (others' messages are not found).
-  package static func messages(
+  static func messages(
     withIDs ids: [String], of userID: String, in database: any SQLDatabase
   ) async throws -> [StoredMessage] {
     var found: [StoredMessage] = []
@@ -66,7 +66,7 @@ package enum Mailbox {
   }
 
   /// The user's messages delivered after arrival number `after`, in arrival order.
-  package static func arrivals(of userID: String, after: Int64, in database: any SQLDatabase) async throws
+  static func arrivals(of userID: String, after: Int64, in database: any SQLDatabase) async throws
     -> [StoredMessage]
   {
     try await database.raw(
@@ -78,20 +78,20 @@ package enum Mailbox {
   }
 
   /// The number of the last message delivered to the user (0: none yet).
-  package static func lastArrival(of userID: String, in database: any SQLDatabase) async throws -> Int64 {
+  static func lastArrival(of userID: String, in database: any SQLDatabase) async throws -> Int64 {
     try await database.raw("SELECT arrivals FROM messaging_accounts WHERE user_id = \(bind: userID)").first()?
       .decode(column: "arrivals", as: Int64.self) ?? 0
   }
 
   /// Takes the user's next arrival number (in the caller's transaction, which holds the account row).
-  package static func nextArrival(of userID: String, in database: any SQLDatabase) async throws -> Int64 {
+  static func nextArrival(of userID: String, in database: any SQLDatabase) async throws -> Int64 {
     try await database.raw(
       "UPDATE messaging_accounts SET arrivals = arrivals + 1 WHERE user_id = \(bind: userID) RETURNING arrivals"
     ).first()?.decode(column: "arrivals", as: Int64.self) ?? 0
   }
 
   /// Stores the flags of `message`.
-  package static func updateFlags(of message: StoredMessage, in database: any SQLDatabase) async throws {
+  static func updateFlags(of message: StoredMessage, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE messaging_messages SET is_read = \(bind: message.isRead ? 1 : 0), is_flagged = \(bind: message.isFlagged ? 1 : 0),

@@ -3,16 +3,16 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import SQLKit
+internal import SQLKit
 
 /// A user's named conversation groups ("Rainbow Riders").
-package enum MessageGroups {
-  package struct Group: Sendable, Equatable {
-    package var id: String
-    package var name: String
+enum MessageGroups {
+  struct Group: Sendable, Equatable {
+    var id: String
+    var name: String
   }
 
-  package static func groups(of userID: String, in database: any SQLDatabase) async throws -> [Group] {
+  static func groups(of userID: String, in database: any SQLDatabase) async throws -> [Group] {
     try await database.raw(
       "SELECT group_id, name FROM messaging_groups WHERE user_id = \(bind: userID) ORDER BY name"
     ).all().map {
@@ -21,7 +21,7 @@ package enum MessageGroups {
     }
   }
 
-  package static func add(_ group: Group, for userID: String, in database: any SQLDatabase) async throws {
+  static func add(_ group: Group, for userID: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       "INSERT INTO messaging_groups (user_id, group_id, name) VALUES (\(bind: userID), \(bind: group.id), \(bind: group.name))"
     ).run()

@@ -2,19 +2,18 @@ internal import Foundation
 internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// A user's own UnicornChat account: whether they are signed in and the service is on for them.
-package struct MessagingAccount: Sendable, Equatable {
-  package var userID: String
-  package var displayName: String
-  package var handle: String
-  package var signedIn: Bool
-  package var serviceEnabled: Bool
+struct MessagingAccount: Sendable, Equatable {
+  var userID: String
+  var displayName: String
+  var handle: String
+  var signedIn: Bool
+  var serviceEnabled: Bool
 
-  package init(userID: String, displayName: String, handle: String, signedIn: Bool = true, serviceEnabled: Bool = true)
-  {
+  init(userID: String, displayName: String, handle: String, signedIn: Bool = true, serviceEnabled: Bool = true) {
     self.userID = userID
     self.displayName = displayName
     self.handle = handle
@@ -23,7 +22,7 @@ package struct MessagingAccount: Sendable, Equatable {
   }
 
   /// The user as a message sender.
-  package var person: Intentmesh_V1_Person {
+  var person: Intentmesh_V1_Person {
     .with {
       $0.displayName = displayName
       $0.customIdentifier = userID
@@ -33,12 +32,12 @@ package struct MessagingAccount: Sendable, Equatable {
   }
 
   /// The link a contact code carries.
-  package var contactLink: String { "unicornchat://contact/\(userID)?handle=\(handle)" }
+  var contactLink: String { "unicornchat://contact/\(userID)?handle=\(handle)" }
 }
 
 /// Reads and writes accounts.
-package enum MessagingAccounts {
-  package static func account(of userID: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
+enum MessagingAccounts {
+  static func account(of userID: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
     try await database.raw(
       """
       SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
@@ -48,7 +47,7 @@ package enum MessagingAccounts {
   }
 
   /// The user whose handle this is (handles are compared as given, without case).
-  package static func account(handle: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
+  static func account(handle: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
     try await database.raw(
       """
       SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
@@ -67,7 +66,7 @@ package enum MessagingAccounts {
     )
   }
 
-  package static func save(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
+  static func save(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO messaging_accounts (user_id, display_name, handle, signed_in, service_enabled)

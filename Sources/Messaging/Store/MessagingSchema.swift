@@ -3,11 +3,11 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// UnicornChat's tables: accounts, contacts, groups and every user's mailbox.
-package enum MessagingSchema {
-  package static let migrations: [SchemaMigration] = [
+enum MessagingSchema {
+  static let migrations: [SchemaMigration] = [
     SchemaMigration(
       id: "messaging-1-initial",
       statements: [

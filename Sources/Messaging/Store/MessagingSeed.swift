@@ -3,17 +3,17 @@ internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import Foundation
-package import IntentsKit
+internal import IntentsKit
 internal import SQLKit
 
 /// The seeds' people as demo data: Diana (the user of session 225's demo) writes to Scott — whose
 /// unicorn name "Sparkle Sparkly" is in her vocabulary — Celestra, Buttercup, Pinky Nose (no
 /// account) and Lucky Moontrotter (messages turned off), and has two contacts named Diana. Every
 /// account and contact is made by the app's own calls (`MessagingApp`).
-package enum MessagingSeed {
-  package static let demoUser = "diana"
+enum MessagingSeed {
+  static let demoUser = "diana"
 
-  package static let contacts: [Contact] = [
+  static let contacts: [Contact] = [
     Contact(
       id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus", handle: "scott@unicorn.chat"),
     Contact(id: "celestra", displayName: "Celestra", givenName: "Celestra", handle: "celestra@unicorn.chat"),
@@ -35,7 +35,7 @@ package enum MessagingSeed {
   ]
 
   /// Fills an empty store; does nothing when the demo account exists.
-  package static func seed(_ store: any IntentStore) async throws {
+  static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if try await MessagingAccounts.account(of: demoUser, in: database) != nil { return }
       let accounts = [

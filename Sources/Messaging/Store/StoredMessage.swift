@@ -2,33 +2,33 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import Foundation
+internal import Foundation
 
 /// A message in a user's mailbox: sent by the user (outgoing, one row per recipient) or received.
-package struct StoredMessage: Sendable, Equatable {
-  package var id: String
-  package var userID: String
-  package var conversationID: String
-  package var outgoing: Bool
+struct StoredMessage: Sendable, Equatable {
+  var id: String
+  var userID: String
+  var conversationID: String
+  var outgoing: Bool
   /// The contact id of the sender, or the user's id for outgoing messages.
-  package var senderID: String
+  var senderID: String
   /// Contact ids of the recipients, or the user's id for incoming messages.
-  package var recipientIDs: [String]
-  package var content: String
-  package var groupName: String
-  package var sentAt: Date
-  package var isRead: Bool
-  package var isFlagged: Bool
-  package var isPlayed: Bool
+  var recipientIDs: [String]
+  var content: String
+  var groupName: String
+  var sentAt: Date
+  var isRead: Bool
+  var isFlagged: Bool
+  var isPlayed: Bool
   /// `MessageType` number: text unless seeded otherwise.
-  package var messageType: Int
+  var messageType: Int
   /// The Handle that wrote it; empty for seed data.
-  package var intentIdentifier: String
+  var intentIdentifier: String
   /// The message's number among those delivered to the user's mailbox (its arrival order); 0 for
   /// the user's own and older messages.
-  package var arrival: Int64
+  var arrival: Int64
 
-  package init(
+  init(
     id: String, userID: String, conversationID: String, outgoing: Bool, senderID: String, recipientIDs: [String],
     content: String, groupName: String = "", sentAt: Date, isRead: Bool = false, isFlagged: Bool = false,
     isPlayed: Bool = false, messageType: Int = 1, intentIdentifier: String = "", arrival: Int64 = 0

@@ -2,27 +2,27 @@ internal import Foundation
 internal import MessagingProtos
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The messages a search found, drawn: once the search is handled, the first (empty) call claims
 /// every search parameter and draws each message found — sender, text, when, unread or not —
 /// newest first, at most `shown` of them and how many more. Before the search has run, and in a
 /// Maps card, it declines and the host draws the search's parameters.
-package struct SearchForMessagesViewController: IntentViewController {
-  package typealias Intent = SearchForMessagesIntent
-  package typealias Response = SearchForMessagesIntentResponse
+struct SearchForMessagesViewController: IntentViewController {
+  typealias Intent = SearchForMessagesIntent
+  typealias Response = SearchForMessagesIntentResponse
 
-  package static let intentClass = SearchForMessagesHandler.intentClass
+  static let intentClass = SearchForMessagesHandler.intentClass
   /// The parameters the list stands for.
-  package static let claimed = [
+  static let claimed = [
     "recipients", "senders", "attributes", "dateTimeRange", "speakableGroupNames", "searchTerms",
   ]
   /// Messages drawn at most; the rest are counted.
   static let shown = 10
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.hostedViewContext != .mapsCard, request.parameters.isEmpty, let response = request.response,
       response.code == .success
     else { return .declined }

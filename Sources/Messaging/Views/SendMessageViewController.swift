@@ -3,22 +3,22 @@ internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The chat-transcript view of session 225's UnicornChat demo: on the first (empty) call it claims
 /// the message parameters and draws them as a chat bubble — a draft before handle, sent after.
 /// In a Maps card it declines, and the host draws its default view.
-package struct SendMessageViewController: IntentViewController {
-  package typealias Intent = SendMessageIntent
-  package typealias Response = SendMessageIntentResponse
+struct SendMessageViewController: IntentViewController {
+  typealias Intent = SendMessageIntent
+  typealias Response = SendMessageIntentResponse
 
-  package static let intentClass = SendMessageHandler.intentClass
+  static let intentClass = SendMessageHandler.intentClass
   /// The parameters the transcript draws.
-  package static let claimed = ["recipients", "content", "speakableGroupName"]
+  static let claimed = ["recipients", "content", "speakableGroupName"]
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.hostedViewContext != .mapsCard else { return .declined }
     guard request.parameters.isEmpty else {
       // Everything this view draws was claimed on the first call; other parameters get the default view.

@@ -2,12 +2,12 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import Foundation
+internal import Foundation
 
 /// Writes 8-bit grayscale PNG images. The image data is a zlib stream of stored (uncompressed)
 /// deflate blocks: valid for every PNG reader and needing no compression library.
-package enum PNGEncoder {
-  package static func grayscale(width: Int, height: Int, pixels: [UInt8]) -> Data {
+enum PNGEncoder {
+  static func grayscale(width: Int, height: Int, pixels: [UInt8]) -> Data {
     precondition(pixels.count == width * height, "one byte per pixel")
     var raw = [UInt8]()
     raw.reserveCapacity((width + 1) * height)
@@ -48,7 +48,7 @@ package enum PNGEncoder {
     [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
   }
 
-  package static func adler32(_ data: [UInt8]) -> UInt32 {
+  static func adler32(_ data: [UInt8]) -> UInt32 {
     var a: UInt32 = 1
     var b: UInt32 = 0
     for byte in data {
@@ -64,7 +64,7 @@ package enum PNGEncoder {
     return value
   }
 
-  package static func crc32(_ data: [UInt8]) -> UInt32 {
+  static func crc32(_ data: [UInt8]) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF
     for byte in data { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
     return crc ^ 0xFFFF_FFFF

@@ -3,17 +3,17 @@ internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import CQRencode
-package import Foundation
+internal import Foundation
 
 /// A QR code's modules, made by libqrencode (Debian's `libqrencode`).
-package struct QRCode: Sendable, Equatable {
+struct QRCode: Sendable, Equatable {
   /// Modules per side.
-  package let size: Int
+  let size: Int
   /// Row-major, true for a dark module.
-  package let modules: [Bool]
+  let modules: [Bool]
 
   /// Encodes `text` (8-bit mode, error correction M).
-  package init(encoding text: String) throws {
+  init(encoding text: String) throws {
     guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_M, QR_MODE_8, 1) else {
       throw QRCodeError.cannotEncode(length: text.utf8.count)
     }
@@ -25,10 +25,10 @@ package struct QRCode: Sendable, Equatable {
     self.modules = data.map { $0 & 1 == 1 }
   }
 
-  package func isDark(row: Int, column: Int) -> Bool { modules[row * size + column] }
+  func isDark(row: Int, column: Int) -> Bool { modules[row * size + column] }
 
   /// A grayscale PNG: `scale` pixels per module and a four-module quiet zone.
-  package func png(scale: Int = 6) -> Data {
+  func png(scale: Int = 6) -> Data {
     let quiet = 4
     let side = (size + 2 * quiet) * scale
     var pixels = [UInt8](repeating: 255, count: side * side)
@@ -44,6 +44,6 @@ package struct QRCode: Sendable, Equatable {
   }
 }
 
-package enum QRCodeError: Error, Equatable {
+enum QRCodeError: Error, Equatable {
   case cannotEncode(length: Int)
 }

@@ -2,17 +2,17 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import GRPCCore
 internal import IntentMeshProtos
-package import PaymentsProtos
-package import IntentsKit
-package import SQLKit
+internal import PaymentsProtos
+internal import IntentsKit
+internal import SQLKit
 
 /// What UnicornPay's app does to a user's data: sign up, open and fund accounts, add payees. The
 /// app service calls these after checking its input, and the demo data is made by the same calls;
 /// each runs inside the caller's write transaction and refuses with the gRPC status the app API
 /// answers.
-package enum PaymentsApp {
+enum PaymentsApp {
   /// Makes `profile` a UnicornPay user. ALREADY_EXISTS when the user or the handle exists.
-  package static func signUp(_ profile: PaymentProfile, in database: any SQLDatabase) async throws {
+  static func signUp(_ profile: PaymentProfile, in database: any SQLDatabase) async throws {
     if try await PaymentProfile.load(profile.userID, in: database) != nil {
       throw RPCError(code: .alreadyExists, message: "\(profile.userID) already has a UnicornPay profile")
     }
@@ -23,7 +23,7 @@ package enum PaymentsApp {
   }
 
   /// The user's profile, or FAILED_PRECONDITION before SignUp.
-  package static func profile(of userID: String, in database: any SQLDatabase) async throws -> PaymentProfile {
+  static func profile(of userID: String, in database: any SQLDatabase) async throws -> PaymentProfile {
     guard let profile = try await PaymentProfile.load(userID, in: database) else {
       throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornPay profile: SignUp first")
     }
@@ -33,7 +33,7 @@ package enum PaymentsApp {
   /// Opens `account` for its owner with `opening` in it (an `opening` movement; nothing when
   /// zero). The first account in a currency, or one opened as default, becomes the default for
   /// it (the one before stops being).
-  package static func openAccount(
+  static func openAccount(
     _ account: StoredAccount, opening: Int64 = 0, at milliseconds: Int64, in database: any SQLDatabase
   ) async throws {
     let existing = try await AccountBook.accounts(of: account.ownerID, in: database)
@@ -54,7 +54,7 @@ package enum PaymentsApp {
 
   /// Moves `amount` in from outside UnicornPay to the user's account `accountID`. NOT_FOUND for an
   /// account that is not theirs; INVALID_ARGUMENT for an amount in another currency.
-  package static func addFunds(
+  static func addFunds(
     _ amount: Money, to accountID: String, of userID: String, movementID: String, at milliseconds: Int64,
     in database: any SQLDatabase
   ) async throws -> StoredAccount {
@@ -78,7 +78,7 @@ package enum PaymentsApp {
   /// Adds `payee` to the user's payees, bound to the user who holds its handle now. The same handle
   /// again binds a payee added before its holder signed up (the user says who they mean); otherwise
   /// ALREADY_EXISTS. INVALID_ARGUMENT for the user's own handle.
-  package static func addPayee(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws
+  static func addPayee(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws
     -> Payee
   {
     let profile = try await profile(of: userID, in: database)

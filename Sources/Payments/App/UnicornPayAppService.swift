@@ -1,8 +1,8 @@
-package import Foundation
-package import GRPCCore
+internal import Foundation
+internal import GRPCCore
 internal import IntentMeshProtos
-package import IntentsKit
-package import PaymentsProtos
+internal import IntentsKit
+internal import PaymentsProtos
 internal import ServiceKit
 internal import SQLKit
 internal import SwiftProtobuf
@@ -11,12 +11,12 @@ internal import SwiftProtobuf
 /// verified identity (the bearer token's subject, checked by the server's
 /// `AuthenticationInterceptor`); a user reads and changes only their own profile, accounts,
 /// payees, payments and the requests sent to them.
-package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceProtocol {
+struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceProtocol {
   private let store: any IntentStore
   private let identifiers: any IdentifierGenerator
   private let now: @Sendable () -> Date
 
-  package init(
+  init(
     store: any IntentStore, identifiers: any IdentifierGenerator, now: @escaping @Sendable () -> Date = { Date() }
   ) {
     self.store = store
@@ -26,7 +26,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
 
   private var milliseconds: Int64 { Int64(now().timeIntervalSince1970 * 1000) }
 
-  package func signUp(
+  func signUp(
     request: Intentmesh_Payments_V1_SignUpRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_SignUpResponse {
     let userID = try UserIdentity.caller()
@@ -48,7 +48,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     }
   }
 
-  package func getProfile(
+  func getProfile(
     request: Intentmesh_Payments_V1_GetProfileRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_GetProfileResponse {
     let userID = try UserIdentity.caller()
@@ -58,7 +58,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.profile = profile.appProfile }
   }
 
-  package func openAccount(
+  func openAccount(
     request: Intentmesh_Payments_V1_OpenAccountRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_OpenAccountResponse {
     let userID = try UserIdentity.caller()
@@ -86,7 +86,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.account = opened.appAccount }
   }
 
-  package func listAccounts(
+  func listAccounts(
     request: Intentmesh_Payments_V1_ListAccountsRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_ListAccountsResponse {
     let userID = try UserIdentity.caller()
@@ -94,7 +94,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.accounts = accounts.map(\.appAccount) }
   }
 
-  package func addFunds(
+  func addFunds(
     request: Intentmesh_Payments_V1_AddFundsRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_AddFundsResponse {
     let userID = try UserIdentity.caller()
@@ -108,7 +108,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.account = account.appAccount }
   }
 
-  package func addPayee(
+  func addPayee(
     request: Intentmesh_Payments_V1_AddPayeeRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_AddPayeeResponse {
     let userID = try UserIdentity.caller()
@@ -127,7 +127,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.payee = added.appPayee }
   }
 
-  package func listPayees(
+  func listPayees(
     request: Intentmesh_Payments_V1_ListPayeesRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_ListPayeesResponse {
     let userID = try UserIdentity.caller()
@@ -135,7 +135,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.payees = payees.map(\.appPayee) }
   }
 
-  package func listPayments(
+  func listPayments(
     request: Intentmesh_Payments_V1_ListPaymentsRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_ListPaymentsResponse {
     let userID = try UserIdentity.caller()
@@ -147,7 +147,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.payments = records.map(\.appPayment) }
   }
 
-  package func listRequests(
+  func listRequests(
     request: Intentmesh_Payments_V1_ListRequestsRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_ListRequestsResponse {
     let userID = try UserIdentity.caller()
@@ -164,7 +164,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     return .with { $0.requests = listed }
   }
 
-  package func payRequest(
+  func payRequest(
     request: Intentmesh_Payments_V1_PayRequestRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_PayRequestResponse {
     let userID = try UserIdentity.caller()
@@ -204,7 +204,7 @@ package struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.Simple
     }
   }
 
-  package func declineRequest(
+  func declineRequest(
     request: Intentmesh_Payments_V1_DeclineRequestRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_DeclineRequestResponse {
     let userID = try UserIdentity.caller()

@@ -2,7 +2,7 @@
 // Every `…IntentResponse` message with an enum `code` is an intent's response (one rule, no line per intent).
 
 internal import IntentsKit
-package import PaymentsProtos
+internal import PaymentsProtos
 
 extension Intentmesh_Payments_V1_PayBillIntentResponse: IntentResponseMessage {}
 extension Intentmesh_Payments_V1_RequestPaymentIntentResponse: IntentResponseMessage {}

@@ -3,22 +3,22 @@ internal import Logging
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INPayBillIntent: one unpaid bill (by payee and type), the account to pay from (the default
 /// account when none is named), the amount (given, or the minimum or full amount due), an optional
 /// date and note. Handle debits the account and marks the bill paid, or holds the money until the
 /// date. A bill that is another user's payment request is paid in full, today, into the account
 /// the requester asked it into, and the requester sees it paid.
-package struct PayBillHandler: IntentHandler {
-  package typealias Intent = PayBillIntent
-  package typealias Response = PayBillIntentResponse
+struct PayBillHandler: IntentHandler {
+  typealias Intent = PayBillIntent
+  typealias Response = PayBillIntentResponse
 
-  package static let intentClass = "INPayBillIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Ready to pay it?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INPayBillIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Ready to pay it?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value(
         "billPayee", \.billPayee, prompt: "Which bill do you want to pay?", label: "Bill", resolve: Self.resolveBill),
@@ -41,7 +41,7 @@ package struct PayBillHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -196,7 +196,7 @@ package struct PayBillHandler: IntentHandler {
     return .success(Plan(bill: bill, from: from, amount: amount, date: date, payer: payer))
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -205,7 +205,7 @@ package struct PayBillHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     var plan: Plan

@@ -3,21 +3,21 @@ internal import Logging
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INRequestPaymentIntent ("Ask CJ to UnicornPay me 25 dollars to cover dinner"): payer from the
 /// user's contacts (a UnicornPay user), an exact amount within the limits, an optional note. Handle
 /// records a pending request to be paid into the user's default account in that currency and puts
 /// it in the payer's bills, where they pay or decline it; no money moves yet.
-package struct RequestPaymentHandler: IntentHandler {
-  package typealias Intent = RequestPaymentIntent
-  package typealias Response = RequestPaymentIntentResponse
+struct RequestPaymentHandler: IntentHandler {
+  typealias Intent = RequestPaymentIntent
+  typealias Response = RequestPaymentIntentResponse
 
-  package static let intentClass = "INRequestPaymentIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Ready to request it?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INRequestPaymentIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Ready to request it?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("payer", \.payer, prompt: "Who do you want to ask?", label: "From", resolve: Self.resolvePayer),
       .value(
@@ -33,7 +33,7 @@ package struct RequestPaymentHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -102,7 +102,7 @@ package struct RequestPaymentHandler: IntentHandler {
         payerProfile: payerProfile))
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -114,7 +114,7 @@ package struct RequestPaymentHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let plan: Plan

@@ -3,22 +3,22 @@ internal import Logging
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSearchForAccountsIntent (session 214: "What is the balance on my Rainbow Checking account?",
 /// "How many miles do I have on my Sparkle card?"): the user's accounts by nickname, type,
 /// organization and balance type; a search, so handle changes nothing.
-package struct SearchForAccountsHandler: IntentHandler {
-  package typealias Intent = SearchForAccountsIntent
-  package typealias Response = SearchForAccountsIntentResponse
+struct SearchForAccountsHandler: IntentHandler {
+  typealias Intent = SearchForAccountsIntent
+  typealias Response = SearchForAccountsIntentResponse
 
-  package static let intentClass = "INSearchForAccountsIntent"
-  package static let handleHasEffects = false
+  static let intentClass = "INSearchForAccountsIntent"
+  static let handleHasEffects = false
   /// Every payments intent waits for the user's yes, a balance lookup included.
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Do you want to see your balances?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Do you want to see your balances?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("accountNickname", \.accountNickname, label: "Account", resolve: Self.resolveNickname),
       .value("accountType", \.accountType, label: "Type"),
@@ -33,7 +33,7 @@ package struct SearchForAccountsHandler: IntentHandler {
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) { self.store = store }
+  init(store: any IntentStore) { self.store = store }
 
   func resolveNickname(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
     let nickname = intent.accountNickname
@@ -62,7 +62,7 @@ package struct SearchForAccountsHandler: IntentHandler {
     return .success(.with { $0.spokenPhrase = first.organizationName })
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))

@@ -3,20 +3,20 @@ internal import Logging
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSearchForBillsIntent: the user's bills by payee, type, status, payment date and due date.
-package struct SearchForBillsHandler: IntentHandler {
-  package typealias Intent = SearchForBillsIntent
-  package typealias Response = SearchForBillsIntentResponse
+struct SearchForBillsHandler: IntentHandler {
+  typealias Intent = SearchForBillsIntent
+  typealias Response = SearchForBillsIntentResponse
 
-  package static let intentClass = "INSearchForBillsIntent"
-  package static let handleHasEffects = false
+  static let intentClass = "INSearchForBillsIntent"
+  static let handleHasEffects = false
   /// Every payments intent waits for the user's yes, a bill lookup included.
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Do you want to see your bills?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Do you want to see your bills?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("billPayee", \.billPayee, label: "Payee", resolve: Self.resolvePayee),
       .value("paymentDateRange", \.paymentDateRange, label: "Paid"),
@@ -32,7 +32,7 @@ package struct SearchForBillsHandler: IntentHandler {
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) { self.store = store }
+  init(store: any IntentStore) { self.store = store }
 
   func resolvePayee(intent: Intent, context: IntentContext) async throws -> ResolutionResult<BillPayee> {
     guard intent.hasBillPayee else { return .notRequired }
@@ -40,7 +40,7 @@ package struct SearchForBillsHandler: IntentHandler {
     return bills.resolveSearchPayee(intent.billPayee)
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))

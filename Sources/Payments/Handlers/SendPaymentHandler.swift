@@ -3,21 +3,21 @@ internal import Logging
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSendPaymentIntent ("send Buttercup 85 bucks on UnicornPay for rainbow polish"): payee from the
 /// user's contacts (a UnicornPay user), an exact amount within UnicornPay's limits, an optional
 /// note. Handle moves the money, once, from the user's default account in that currency to the
 /// payee's default account in it, and records it on both sides.
-package struct SendPaymentHandler: IntentHandler {
-  package typealias Intent = SendPaymentIntent
-  package typealias Response = SendPaymentIntentResponse
+struct SendPaymentHandler: IntentHandler {
+  typealias Intent = SendPaymentIntent
+  typealias Response = SendPaymentIntentResponse
 
-  package static let intentClass = "INSendPaymentIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Ready to send it?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INSendPaymentIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Ready to send it?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("payee", \.payee, prompt: "Who do you want to pay?", label: "To", resolve: Self.resolvePayee),
       .value(
@@ -33,7 +33,7 @@ package struct SendPaymentHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -113,7 +113,7 @@ package struct SendPaymentHandler: IntentHandler {
     return .success(Plan(payee: payee, source: source, amount: amount, note: intent.note, payment: payment))
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -125,7 +125,7 @@ package struct SendPaymentHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let plan: Plan

@@ -3,20 +3,20 @@ internal import Logging
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INTransferMoneyIntent (session 214: "Transfer $10 tomorrow from Rainbow Savings to checking"):
 /// two of the user's accounts in one currency, an exact amount, an optional date (today or later)
 /// and note. Handle moves the money and the fee at once, or holds it until a later date.
-package struct TransferMoneyHandler: IntentHandler {
-  package typealias Intent = TransferMoneyIntent
-  package typealias Response = TransferMoneyIntentResponse
+struct TransferMoneyHandler: IntentHandler {
+  typealias Intent = TransferMoneyIntent
+  typealias Response = TransferMoneyIntentResponse
 
-  package static let intentClass = "INTransferMoneyIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Ready to transfer it?"
-  package static var parameters: [IntentParameter<Self>] {
+  static let intentClass = "INTransferMoneyIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Ready to transfer it?"
+  static var parameters: [IntentParameter<Self>] {
     [
       .value(
         "fromAccount", \.fromAccount, prompt: "From which account?", label: "From", resolve: Self.resolveFromAccount),
@@ -37,7 +37,7 @@ package struct TransferMoneyHandler: IntentHandler {
   let store: any IntentStore
   let identifiers: any IdentifierGenerator
 
-  package init(store: any IntentStore, identifiers: any IdentifierGenerator) {
+  init(store: any IntentStore, identifiers: any IdentifierGenerator) {
     self.store = store
     self.identifiers = identifiers
   }
@@ -120,7 +120,7 @@ package struct TransferMoneyHandler: IntentHandler {
     return .success(Plan(from: from, to: to, amount: amount, fee: fee, date: date))
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -129,7 +129,7 @@ package struct TransferMoneyHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     var plan: Plan

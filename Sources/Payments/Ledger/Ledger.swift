@@ -2,19 +2,19 @@ internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import PaymentsProtos
-package import SQLKit
+internal import SQLKit
 
 /// The double-entry ledger: posts movements inside the caller's transaction. A leg that would take
 /// a user account below its overdraft or credit limit fails the whole movement (and, by throwing,
 /// the transaction), whatever the caller checked before.
-package enum Ledger {
-  package enum Failure: Error, Equatable, CustomStringConvertible {
+enum Ledger {
+  enum Failure: Error, Equatable, CustomStringConvertible {
     case unbalanced(movementID: String)
     case emptyMovement(movementID: String)
     case wouldOverdraw(accountID: String)
     case unknownAccount(accountID: String, currency: String)
 
-    package var description: String {
+    var description: String {
       switch self {
       case .unbalanced(let id): "movement \(id) does not sum to zero"
       case .emptyMovement(let id): "movement \(id) has fewer than two legs"
@@ -25,7 +25,7 @@ package enum Ledger {
   }
 
   /// Records `movement` and applies its legs to the balances; call inside a write transaction.
-  package static func post(_ movement: Movement, at millisecondsSince1970: Int64, in database: any SQLDatabase)
+  static func post(_ movement: Movement, at millisecondsSince1970: Int64, in database: any SQLDatabase)
     async throws
   {
     guard movement.legs.count >= 2 else { throw Failure.emptyMovement(movementID: movement.id) }
@@ -69,7 +69,7 @@ package enum Ledger {
   }
 
   /// UnicornPay's own account for `purpose` in `currency`, created on first use.
-  package static func systemAccount(_ purpose: SystemAccount, currency: String, in database: any SQLDatabase)
+  static func systemAccount(_ purpose: SystemAccount, currency: String, in database: any SQLDatabase)
     async throws -> String
   {
     let id = purpose.id(currency: currency)
@@ -83,7 +83,7 @@ package enum Ledger {
 }
 
 /// The system accounts on the other side of movements that leave or enter a user's accounts.
-package enum SystemAccount: String, Sendable, CaseIterable {
+enum SystemAccount: String, Sendable, CaseIterable {
   /// Money users moved in from their banks (`AddFunds`).
   case deposits
   /// Money paid to billers.
@@ -95,5 +95,5 @@ package enum SystemAccount: String, Sendable, CaseIterable {
   /// Where opening balances come from.
   case opening
 
-  package func id(currency: String) -> String { "system:\(rawValue):\(currency)" }
+  func id(currency: String) -> String { "system:\(rawValue):\(currency)" }
 }

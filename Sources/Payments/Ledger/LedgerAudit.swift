@@ -1,13 +1,13 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import SQLKit
+internal import SQLKit
 
 /// Checks the ledger's invariants over the whole store: every movement sums to zero per currency,
 /// every account's balance equals the sum of its legs, no user account is below its limit, and the
 /// system as a whole holds zero. Sums are cast to BIGINT: PostgreSQL sums BIGINTs as NUMERIC. An empty list means the books balance.
-package enum LedgerAudit {
-  package static func problems(in database: any SQLDatabase) async throws -> [String] {
+enum LedgerAudit {
+  static func problems(in database: any SQLDatabase) async throws -> [String] {
     var problems: [String] = []
     for row in try await database.raw(
       """

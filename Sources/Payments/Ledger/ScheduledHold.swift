@@ -1,14 +1,14 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// Books a transfer or bill payment for a later day: one movement takes the money (and any fee)
 /// from the paying account, the money into the scheduled-hold account, and the scheduled payment
 /// records what `ScheduledSettlement` does on the day.
-package enum ScheduledHold {
-  package static func book(
+enum ScheduledHold {
+  static func book(
     _ payment: ScheduledPayment, fee: Money? = nil, description: String, context: IntentContext,
     in database: any SQLDatabase
   ) async throws {
@@ -27,7 +27,7 @@ package enum ScheduledHold {
   }
 
   /// The instant a payment for `day` may settle: the start of the day in the user's time zone.
-  package static func dueAt(_ day: CalendarDay, context: IntentContext) -> Int64 {
+  static func dueAt(_ day: CalendarDay, context: IntentContext) -> Int64 {
     Int64(day.start(in: context.timeZone).timeIntervalSince1970 * 1000)
   }
 }

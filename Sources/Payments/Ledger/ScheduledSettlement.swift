@@ -1,16 +1,16 @@
-package import Foundation
+internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 internal import SQLKit
 
 /// Settles scheduled transfers and bill payments whose day has come: the held money leaves the
 /// scheduled-hold account for the destination account or the biller, and a bill is marked paid.
 /// Each payment settles in its own transaction, at most once.
-package enum ScheduledSettlement {
+enum ScheduledSettlement {
   /// Settles everything due at `now`; returns how many payments it settled.
   @discardableResult
-  package static func settleDue(
+  static func settleDue(
     store: any IntentStore, now: Date, identifiers: any IdentifierGenerator
   ) async throws -> Int {
     let nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)

@@ -1,21 +1,21 @@
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import IntentsKit
 
 /// An exact amount of one currency in integer minor units (cents): how UnicornPay stores, adds and
 /// compares money. Never floating point.
-package struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
-  package var currency: String
-  package var minorUnits: Int64
+struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
+  var currency: String
+  var minorUnits: Int64
 
-  package init(_ minorUnits: Int64, _ currency: String) {
+  init(_ minorUnits: Int64, _ currency: String) {
     self.minorUnits = minorUnits
     self.currency = currency
   }
 
   /// Why a wire amount cannot be held exactly.
-  package enum ConversionError: Error, Equatable, Sendable {
+  enum ConversionError: Error, Equatable, Sendable {
     case unknownCurrency(String)
     /// More fraction digits than the currency has (e.g. 0.001 USD).
     case tooPrecise(currency: String, digits: Int)
@@ -25,12 +25,12 @@ package struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
   }
 
   /// Fraction digits of the currencies UnicornPay knows (ISO 4217 exponents).
-  package static let fractionDigits: [String: Int] = [
+  static let fractionDigits: [String: Int] = [
     "USD": 2, "EUR": 2, "CHF": 2, "GBP": 2, "CAD": 2, "AUD": 2, "JPY": 0,
   ]
 
   /// The exact amount of a wire `CurrencyAmount` (`units + nanos / 1e9`).
-  package init(_ amount: Intentmesh_V1_CurrencyAmount) throws(ConversionError) {
+  init(_ amount: Intentmesh_V1_CurrencyAmount) throws(ConversionError) {
     // ISO 4217 codes as given: "usd" is no code, and an empty one names no currency.
     let currency = amount.currencyCode
     guard let digits = Self.fractionDigits[currency] else { throw .unknownCurrency(amount.currencyCode) }
@@ -49,7 +49,7 @@ package struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
   }
 
   /// The wire form.
-  package var currencyAmount: Intentmesh_V1_CurrencyAmount {
+  var currencyAmount: Intentmesh_V1_CurrencyAmount {
     let digits = Self.fractionDigits[currency] ?? 2
     let scale = Self.powerOfTen(digits)
     let nanosPerMinor = Self.powerOfTen(9 - digits)
@@ -61,23 +61,23 @@ package struct Money: Sendable, Hashable, Comparable, CustomStringConvertible {
   }
 
   /// "85.00 USD".
-  package var description: String { DisplayText.currency(currencyAmount) }
+  var description: String { DisplayText.currency(currencyAmount) }
 
-  package static func < (lhs: Money, rhs: Money) -> Bool {
+  static func < (lhs: Money, rhs: Money) -> Bool {
     precondition(lhs.currency == rhs.currency, "comparing \(lhs.currency) with \(rhs.currency)")
     return lhs.minorUnits < rhs.minorUnits
   }
 
-  package static func + (lhs: Money, rhs: Money) -> Money {
+  static func + (lhs: Money, rhs: Money) -> Money {
     precondition(lhs.currency == rhs.currency, "adding \(lhs.currency) to \(rhs.currency)")
     return Money(lhs.minorUnits + rhs.minorUnits, lhs.currency)
   }
 
-  package static prefix func - (money: Money) -> Money { Money(-money.minorUnits, money.currency) }
+  static prefix func - (money: Money) -> Money { Money(-money.minorUnits, money.currency) }
 
   private static func powerOfTen(_ exponent: Int) -> Int64 {
     (0..<exponent).reduce(Int64(1)) { value, _ in value * 10 }
   }
 
-  package static func zero(_ currency: String) -> Money { Money(0, currency) }
+  static func zero(_ currency: String) -> Money { Money(0, currency) }
 }

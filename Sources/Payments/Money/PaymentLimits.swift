@@ -5,25 +5,25 @@ internal import IntentMeshProtos
 /// What UnicornPay accepts for a payment to or from a person: the currencies it takes and the
 /// smallest and largest amount per payment (the programming guide: an app that takes euros and US
 /// dollars refuses Swiss francs).
-package struct PaymentLimits: Sendable {
-  package var currencies: [String]
-  package var minimum: [String: Int64]
-  package var maximum: [String: Int64]
+struct PaymentLimits: Sendable {
+  var currencies: [String]
+  var minimum: [String: Int64]
+  var maximum: [String: Int64]
 
   /// UnicornPay's rules: USD and EUR, 1.00 to 5,000.00 per payment.
-  package static let unicornPay = PaymentLimits(
+  static let unicornPay = PaymentLimits(
     currencies: ["USD", "EUR"],
     minimum: ["USD": 100, "EUR": 100],
     maximum: ["USD": 500_000, "EUR": 500_000])
 
-  package enum Violation: Sendable, Equatable {
+  enum Violation: Sendable, Equatable {
     case currencyUnsupported(String)
     case belowMinimum(Money)
     case aboveMaximum(Money)
   }
 
   /// The rule `amount` breaks, if any.
-  package func violation(of amount: Money) -> Violation? {
+  func violation(of amount: Money) -> Violation? {
     guard currencies.contains(amount.currency) else { return .currencyUnsupported(amount.currency) }
     if let minimum = minimum[amount.currency], amount.minorUnits < minimum {
       return .belowMinimum(Money(minimum, amount.currency))
@@ -35,7 +35,7 @@ package struct PaymentLimits: Sendable {
   }
 
   /// The sentence a user hears for `violation`.
-  package func message(for violation: Violation) -> String {
+  func message(for violation: Violation) -> String {
     switch violation {
     case .currencyUnsupported(let currency):
       "UnicornPay takes \(currencies.joined(separator: " and ")), not \(currency)."

@@ -1,24 +1,24 @@
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import IntentsKit
 internal import ServiceKit
 
 /// UnicornPay's rules for moving money between accounts: the fee (free within one organization,
 /// 2.50 across organizations) and the amount a transfer or bill payment may be.
-package enum TransferRules {
+enum TransferRules {
   /// Fee in minor units for a transfer between organizations.
-  package static let crossOrganizationFeeMinor: Int64 = 250
+  static let crossOrganizationFeeMinor: Int64 = 250
   /// The largest single transfer or bill payment, in minor units (100,000.00).
-  package static let maximumMinor: Int64 = 10_000_000
+  static let maximumMinor: Int64 = 10_000_000
 
-  package static func fee(from: StoredAccount, to: StoredAccount) -> Money {
+  static func fee(from: StoredAccount, to: StoredAccount) -> Money {
     NameMatching.normalized(from.organizationName) == NameMatching.normalized(to.organizationName)
       ? .zero(from.currency) : Money(crossOrganizationFeeMinor, from.currency)
   }
 
   /// The exact money a transaction amount names in `currency` (the paying account's), or why not.
-  package static func amount(_ given: Intentmesh_V1_CurrencyAmount, currency: String) -> Result<Money, AmountProblem> {
+  static func amount(_ given: Intentmesh_V1_CurrencyAmount, currency: String) -> Result<Money, AmountProblem> {
     guard !given.currencyCode.isEmpty else { return .failure(.missingCurrency(account: currency)) }
     guard let money = try? Money(given) else {
       return .failure(.invalid("That is not an amount of money UnicornPay can move exactly."))
@@ -33,12 +33,12 @@ package enum TransferRules {
     return .success(money)
   }
 
-  package enum AmountProblem: Error, Equatable {
+  enum AmountProblem: Error, Equatable {
     case invalid(String)
     /// No currency code: the user names it (the account's is `account`).
     case missingCurrency(account: String)
 
-    package var message: String {
+    var message: String {
       switch self {
       case .invalid(let message): message
       case .missingCurrency(let account): "In which currency? The account is in \(account)."

@@ -1,22 +1,22 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
-package import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentMeshProtos
+internal import IntentsKit
+internal import SQLKit
 internal import ServiceKit
 
 /// Finds the user's accounts a spoken account names (session 214: by nickname such as "Rainbow
 /// Savings" — registered as paymentsAccountNickname vocabulary — by organization name, by type, or
 /// by account number) and resolves account parameters.
-package struct AccountResolver: Sendable {
-  package let accounts: [StoredAccount]
-  package let nicknames: [UserVocabulary.Entry]
-  package let organizations: [UserVocabulary.Entry]
+struct AccountResolver: Sendable {
+  let accounts: [StoredAccount]
+  let nicknames: [UserVocabulary.Entry]
+  let organizations: [UserVocabulary.Entry]
   /// The currency an amount without one means: the user's home currency.
-  package let defaultCurrency: String
+  let defaultCurrency: String
 
-  package init(
+  init(
     accounts: [StoredAccount], nicknames: [UserVocabulary.Entry] = [], organizations: [UserVocabulary.Entry] = [],
     defaultCurrency: String = "USD"
   ) {
@@ -28,7 +28,7 @@ package struct AccountResolver: Sendable {
 
   /// The user's accounts and account vocabulary; `profile`, when the caller has read it already,
   /// spares reading it again for the home currency.
-  package static func load(userID: String, profile: PaymentProfile? = nil, from database: any SQLDatabase)
+  static func load(userID: String, profile: PaymentProfile? = nil, from database: any SQLDatabase)
     async throws -> AccountResolver
   {
     let homeCurrency: String
@@ -45,7 +45,7 @@ package struct AccountResolver: Sendable {
   }
 
   /// True when `account` names nothing at all.
-  package static func isEmpty(_ account: PaymentAccount) -> Bool {
+  static func isEmpty(_ account: PaymentAccount) -> Bool {
     account.nickname.spokenPhrase.isEmpty && account.nickname.vocabularyIdentifier.isEmpty
       && account.accountNumber.isEmpty && account.organizationName.spokenPhrase.isEmpty
       && account.accountType == .unspecified
@@ -53,7 +53,7 @@ package struct AccountResolver: Sendable {
 
   /// The accounts whose nickname is `nickname`: by vocabulary identifier, by the account's nickname,
   /// or by a vocabulary phrase that names an account.
-  package func matching(nickname: Intentmesh_V1_SpeakableString) -> [StoredAccount] {
+  func matching(nickname: Intentmesh_V1_SpeakableString) -> [StoredAccount] {
     if !nickname.vocabularyIdentifier.isEmpty {
       let identified = accounts.filter { $0.id == nickname.vocabularyIdentifier }
       if !identified.isEmpty { return identified }
@@ -75,7 +75,7 @@ package struct AccountResolver: Sendable {
   }
 
   /// The accounts held at `organization`, by name or by a vocabulary phrase for it.
-  package func matching(organization: Intentmesh_V1_SpeakableString) -> [StoredAccount] {
+  func matching(organization: Intentmesh_V1_SpeakableString) -> [StoredAccount] {
     let phrase = organization.spokenPhrase
     let names = Set(
       organizations.filter { NameMatching.matches(phrase, $0.phrase) }.map {
@@ -87,7 +87,7 @@ package struct AccountResolver: Sendable {
   }
 
   /// The accounts `account` may mean: each field it gives narrows the set.
-  package func candidates(for account: PaymentAccount) -> [StoredAccount] {
+  func candidates(for account: PaymentAccount) -> [StoredAccount] {
     guard !Self.isEmpty(account) else { return [] }
     var found = accounts
     if !account.nickname.spokenPhrase.isEmpty || !account.nickname.vocabularyIdentifier.isEmpty {
@@ -108,14 +108,14 @@ package struct AccountResolver: Sendable {
   }
 
   /// The account `account` names when it names exactly one.
-  package func account(for account: PaymentAccount) -> StoredAccount? {
+  func account(for account: PaymentAccount) -> StoredAccount? {
     let found = candidates(for: account)
     return found.count == 1 ? found[0] : nil
   }
 
   /// One account → success; several → "Which account?"; none → unsupported; nothing named → the
   /// prompt as needs_value.
-  package func resolve(_ account: PaymentAccount, prompt: String) -> ResolutionResult<PaymentAccount> {
+  func resolve(_ account: PaymentAccount, prompt: String) -> ResolutionResult<PaymentAccount> {
     guard !Self.isEmpty(account) else { return .needsValue(prompt: prompt) }
     let found = candidates(for: account)
     switch found.count {
@@ -129,7 +129,7 @@ package struct AccountResolver: Sendable {
   }
 
   /// The account payments in `currency` are made from.
-  package func defaultAccount(currency: String) -> StoredAccount? {
+  func defaultAccount(currency: String) -> StoredAccount? {
     accounts.first { $0.isDefault && $0.currency == currency }
   }
 }

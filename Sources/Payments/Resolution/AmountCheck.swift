@@ -1,12 +1,12 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 
 /// What a payment's currency amount means to UnicornPay: exact money within the limits, missing, or
 /// refused for a reason SiriKit names (currency, minimum, maximum) or a plain one (too precise).
-package enum AmountCheck: Sendable, Equatable {
+enum AmountCheck: Sendable, Equatable {
   case valid(Money)
   case missing
   /// An amount without a currency code: UnicornPay asks which.
@@ -15,7 +15,7 @@ package enum AmountCheck: Sendable, Equatable {
   case invalid(String)
 
   /// Checks `amount`: an ISO 4217 code as given (upper case), one UnicornPay supports.
-  package static func check(
+  static func check(
     _ amount: Intentmesh_V1_CurrencyAmount?, limits: PaymentLimits = .unicornPay
   ) -> AmountCheck {
     guard let amount, amount.units != 0 || amount.nanos != 0 else { return .missing }
@@ -38,7 +38,7 @@ package enum AmountCheck: Sendable, Equatable {
   }
 
   /// The resolution of SendPayment's and RequestPayment's currency amount.
-  package func resolution(prompt: String, limits: PaymentLimits = .unicornPay) -> ResolutionResult<
+  func resolution(prompt: String, limits: PaymentLimits = .unicornPay) -> ResolutionResult<
     Intentmesh_V1_CurrencyAmount
   > {
     switch self {
@@ -58,7 +58,7 @@ package enum AmountCheck: Sendable, Equatable {
     }
   }
 
-  package var money: Money? {
+  var money: Money? {
     if case .valid(let money) = self { return money }
     return nil
   }

@@ -2,28 +2,28 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 internal import ServiceKit
 
 /// Finds the bills a spoken bill payee (and bill type) names, by payee nickname, organization name
 /// or account number.
-package struct BillResolver: Sendable {
-  package let bills: [StoredBill]
+struct BillResolver: Sendable {
+  let bills: [StoredBill]
 
-  package init(bills: [StoredBill]) { self.bills = bills }
+  init(bills: [StoredBill]) { self.bills = bills }
 
-  package static func load(userID: String, from database: any SQLDatabase) async throws -> BillResolver {
+  static func load(userID: String, from database: any SQLDatabase) async throws -> BillResolver {
     BillResolver(bills: try await BillBook.bills(of: userID, in: database))
   }
 
-  package static func isEmpty(_ payee: BillPayee) -> Bool {
+  static func isEmpty(_ payee: BillPayee) -> Bool {
     payee.nickname.spokenPhrase.isEmpty && payee.nickname.vocabularyIdentifier.isEmpty
       && payee.organizationName.spokenPhrase.isEmpty && payee.accountNumber.isEmpty
   }
 
   /// The bills of `payee` (any payee when empty) and `type` (any when unspecified).
-  package func bills(payee: BillPayee, type: BillType = .unspecified) -> [StoredBill] {
+  func bills(payee: BillPayee, type: BillType = .unspecified) -> [StoredBill] {
     bills.filter { bill in
       if type != .unspecified, bill.type != type { return false }
       if !payee.nickname.vocabularyIdentifier.isEmpty { return bill.id == payee.nickname.vocabularyIdentifier }
@@ -42,7 +42,7 @@ package struct BillResolver: Sendable {
   }
 
   /// A search's payee: one payee → success; several → disambiguation; none → unsupported.
-  package func resolveSearchPayee(_ payee: BillPayee) -> ResolutionResult<BillPayee> {
+  func resolveSearchPayee(_ payee: BillPayee) -> ResolutionResult<BillPayee> {
     guard !Self.isEmpty(payee) else { return .notRequired }
     let found = Self.payees(of: bills(payee: payee))
     switch found.count {
@@ -54,7 +54,7 @@ package struct BillResolver: Sendable {
 
   /// PayBill's payee: the one unpaid bill of that payee and type → success (identified by the
   /// bill); several → disambiguation between bills; none → unsupported; nothing given → needs value.
-  package func resolveBillToPay(_ payee: BillPayee, type: BillType) -> ResolutionResult<BillPayee> {
+  func resolveBillToPay(_ payee: BillPayee, type: BillType) -> ResolutionResult<BillPayee> {
     guard !Self.isEmpty(payee) || type != .unspecified else {
       return .needsValue(prompt: "Which bill do you want to pay?")
     }
@@ -69,7 +69,7 @@ package struct BillResolver: Sendable {
   }
 
   /// The one unpaid bill `payee` and `type` name.
-  package func billToPay(_ payee: BillPayee, type: BillType) -> StoredBill? {
+  func billToPay(_ payee: BillPayee, type: BillType) -> StoredBill? {
     let unpaid = bills(payee: payee, type: type).filter(\.isPayable)
     return unpaid.count == 1 ? unpaid[0] : nil
   }

@@ -1,33 +1,33 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
-package import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentMeshProtos
+internal import IntentsKit
+internal import SQLKit
 internal import ServiceKit
 
 /// Finds the payees a spoken person names — by identifier, by the user's contact-name vocabulary, or
 /// by display, given or full name or handle — and applies SendPayment's and RequestPayment's rules.
-package struct PayeeResolver: Sendable {
-  package let payees: [Payee]
-  package let vocabulary: [UserVocabulary.Entry]
+struct PayeeResolver: Sendable {
+  let payees: [Payee]
+  let vocabulary: [UserVocabulary.Entry]
 
-  package init(payees: [Payee], vocabulary: [UserVocabulary.Entry]) {
+  init(payees: [Payee], vocabulary: [UserVocabulary.Entry]) {
     self.payees = payees
     self.vocabulary = vocabulary
   }
 
-  package static func load(userID: String, from database: any SQLDatabase) async throws -> PayeeResolver {
+  static func load(userID: String, from database: any SQLDatabase) async throws -> PayeeResolver {
     PayeeResolver(
       payees: try await PayeeBook.payees(of: userID, in: database),
       vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
   }
 
   /// The name a person is asked for by.
-  package static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
+  static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
 
   /// The payees `person` may mean, best first; an identified person means exactly that payee.
-  package func candidates(for person: Intentmesh_V1_Person) -> [Payee] {
+  func candidates(for person: Intentmesh_V1_Person) -> [Payee] {
     let id = person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier
     if !id.isEmpty { return payees.filter { $0.id == id } }
     let name = Self.spokenName(of: person)
@@ -49,7 +49,7 @@ package struct PayeeResolver: Sendable {
   }
 
   /// The one payee `person` names, when it names exactly one.
-  package func payee(for person: Intentmesh_V1_Person) -> Payee? {
+  func payee(for person: Intentmesh_V1_Person) -> Payee? {
     let found = candidates(for: person)
     return found.count == 1 ? found[0] : nil
   }
@@ -57,7 +57,7 @@ package struct PayeeResolver: Sendable {
   /// SendPayment's payee rule: one usable payee → success; several → "Which …?"; none or an
   /// unusable one → unsupported with SiriKit's reason. `shortfall` is true when the amount asked
   /// exceeds what the paying account has.
-  package func resolvePayee(_ person: Intentmesh_V1_Person, shortfall: Bool) -> ResolutionResult<Intentmesh_V1_Person> {
+  func resolvePayee(_ person: Intentmesh_V1_Person, shortfall: Bool) -> ResolutionResult<Intentmesh_V1_Person> {
     resolve(
       person, role: "payee", pay: "pay",
       reasons: (PayeeUnsupportedReason.noAccount, .noValidHandle, .credentialsUnverified),
@@ -65,7 +65,7 @@ package struct PayeeResolver: Sendable {
   }
 
   /// RequestPayment's payer rule.
-  package func resolvePayer(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
+  func resolvePayer(_ person: Intentmesh_V1_Person) -> ResolutionResult<Intentmesh_V1_Person> {
     resolve(
       person, role: "payer", pay: "ask",
       reasons: (PayerUnsupportedReason.noAccount, .noValidHandle, .credentialsUnverified), shortfall: nil)

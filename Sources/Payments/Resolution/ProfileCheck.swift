@@ -1,13 +1,13 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// The checks every UnicornPay confirm and handle start with (session 217: service available,
 /// signed in, sufficient balance): is there a profile, is the user signed in with verified
 /// credentials, are the terms accepted, is the user eligible.
-package enum ProfileCheck {
-  package enum Outcome: Sendable, Equatable {
+enum ProfileCheck {
+  enum Outcome: Sendable, Equatable {
     case ready(PaymentProfile)
     /// No UnicornPay profile: the app must be opened to sign up.
     case noProfile
@@ -17,7 +17,7 @@ package enum ProfileCheck {
     case notEligible
   }
 
-  package static func check(_ profile: PaymentProfile?) -> Outcome {
+  static func check(_ profile: PaymentProfile?) -> Outcome {
     guard let profile else { return .noProfile }
     guard profile.signedIn, profile.credentialsVerified else { return .credentialsUnverified }
     guard profile.termsAccepted else { return .termsAcceptanceRequired }
@@ -29,13 +29,13 @@ package enum ProfileCheck {
 extension ProfileCheck.Outcome {
   /// The codes an intent's response has for the refusals; nil entries fall back to
   /// failureRequiringAppLaunch, which every payments response has.
-  package struct Codes<Code: Sendable>: Sendable {
-    package var appLaunch: Code
-    package var credentialsUnverified: Code
-    package var termsAcceptanceRequired: Code?
-    package var notEligible: Code?
+  struct Codes<Code: Sendable>: Sendable {
+    var appLaunch: Code
+    var credentialsUnverified: Code
+    var termsAcceptanceRequired: Code?
+    var notEligible: Code?
 
-    package init(appLaunch: Code, credentialsUnverified: Code, termsAcceptanceRequired: Code?, notEligible: Code?) {
+    init(appLaunch: Code, credentialsUnverified: Code, termsAcceptanceRequired: Code?, notEligible: Code?) {
       self.appLaunch = appLaunch
       self.credentialsUnverified = credentialsUnverified
       self.termsAcceptanceRequired = termsAcceptanceRequired
@@ -44,7 +44,7 @@ extension ProfileCheck.Outcome {
   }
 
   /// The answer when the profile cannot go ahead; nil when it can.
-  package func refusal<R: IntentResponseMessage>(_ codes: Codes<R.Code>) -> IntentAnswer<R>? {
+  func refusal<R: IntentResponseMessage>(_ codes: Codes<R.Code>) -> IntentAnswer<R>? {
     switch self {
     case .ready: return nil
     case .noProfile:
@@ -74,7 +74,7 @@ extension ProfileCheck.Outcome {
     }
   }
 
-  package var readyProfile: PaymentProfile? {
+  var readyProfile: PaymentProfile? {
     if case .ready(let profile) = self { return profile }
     return nil
   }

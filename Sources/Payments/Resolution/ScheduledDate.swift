@@ -1,15 +1,15 @@
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 
 /// A transaction's scheduled date ("Transfer $10 tomorrow"): the day it names in the user's time
 /// zone, today or later, at most a year ahead.
-package enum ScheduledDate {
+enum ScheduledDate {
   /// The latest day, in days from today, a transaction may be scheduled for.
-  package static let horizonDays = 365
+  static let horizonDays = 365
 
-  package enum Check: Sendable, Equatable {
+  enum Check: Sendable, Equatable {
     /// Today, or no date given.
     case now
     case later(CalendarDay)
@@ -18,7 +18,7 @@ package enum ScheduledDate {
     case unreadable
 
     /// Today or a later day within the horizon: a transaction can be booked for it.
-    package var isBookable: Bool {
+    var isBookable: Bool {
       switch self {
       case .now, .later: true
       case .past, .tooFar, .unreadable: false
@@ -26,7 +26,7 @@ package enum ScheduledDate {
     }
   }
 
-  package static func check(_ range: Intentmesh_V1_DateComponentsRange?, context: IntentContext) -> Check {
+  static func check(_ range: Intentmesh_V1_DateComponentsRange?, context: IntentContext) -> Check {
     guard let range, range.hasStartDateComponents || range.hasEndDateComponents else { return .now }
     let components = range.hasStartDateComponents ? range.startDateComponents : range.endDateComponents
     guard let date = CalendarDates.date(from: components, timeZone: context.timeZone, reference: context.now) else {
@@ -41,7 +41,7 @@ package enum ScheduledDate {
   }
 
   /// The resolution of a transactionScheduledDate parameter.
-  package static func resolve(_ range: Intentmesh_V1_DateComponentsRange, given: Bool, context: IntentContext)
+  static func resolve(_ range: Intentmesh_V1_DateComponentsRange, given: Bool, context: IntentContext)
     -> ResolutionResult<Intentmesh_V1_DateComponentsRange>
   {
     guard given else { return .notRequired }

@@ -1,25 +1,25 @@
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// A person in a user's UnicornPay contacts: someone money can be sent to or asked from. Only a
 /// payee who is a UnicornPay user can be paid or asked: the user who held the handle when the payee
 /// was added (bound then, so that signing up with a handle later takes nobody's payments); whether
 /// they verified their account is read from their profile.
-package struct Payee: Sendable, Equatable {
-  package var id: String
-  package var displayName: String
-  package var givenName: String
-  package var familyName: String
+struct Payee: Sendable, Equatable {
+  var id: String
+  var displayName: String
+  var givenName: String
+  var familyName: String
   /// Email-style UnicornPay handle; empty when the contact has none that works.
-  package var handle: String
+  var handle: String
   /// The UnicornPay user the handle belongs to; empty when it is no user's.
-  package var userID: String
+  var userID: String
   /// Whether that user verified their account.
-  package var credentialsVerified: Bool
+  var credentialsVerified: Bool
 
-  package init(
+  init(
     id: String, displayName: String, givenName: String, familyName: String = "", handle: String,
     userID: String = "", credentialsVerified: Bool = false
   ) {
@@ -33,10 +33,10 @@ package struct Payee: Sendable, Equatable {
   }
 
   /// Whether the payee is a UnicornPay user (money reaches their account).
-  package var hasAccount: Bool { !userID.isEmpty }
+  var hasAccount: Bool { !userID.isEmpty }
 
   /// The contact as SiriKit's `INPerson`.
-  package var person: Intentmesh_V1_Person {
+  var person: Intentmesh_V1_Person {
     .with {
       $0.displayName = displayName
       $0.customIdentifier = id
@@ -54,7 +54,7 @@ package struct Payee: Sendable, Equatable {
 }
 
 /// Reads and writes a user's payees, each with the user their handle belongs to.
-package enum PayeeBook {
+enum PayeeBook {
   static let select: SQLQueryString = """
     SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.handle, p.user_id AS payee_user,
            p.credentials_verified AS payee_verified
@@ -62,13 +62,13 @@ package enum PayeeBook {
     LEFT JOIN payments_profiles p ON c.payee_user <> '' AND p.user_id = c.payee_user
     """
 
-  package static func payees(of userID: String, in database: any SQLDatabase) async throws -> [Payee] {
+  static func payees(of userID: String, in database: any SQLDatabase) async throws -> [Payee] {
     try await database.raw("\(select) WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id")
       .all().map(decode)
   }
 
   /// The user's payee with `handle` (any case), if any.
-  package static func payee(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
+  static func payee(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
     -> Payee?
   {
     try await database.raw(
@@ -77,7 +77,7 @@ package enum PayeeBook {
   }
 
   /// Adds `payee`, bound to the user who holds its handle now (if any).
-  package static func add(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws {
+  static func add(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws {
     let holder = try await PaymentProfile.load(handle: payee.handle, in: database)?.userID ?? ""
     try await database.raw(
       """
@@ -90,7 +90,7 @@ package enum PayeeBook {
 
   /// Binds the user's payee with `handle` to the user who holds it now, when it is bound to nobody.
   /// True when it was bound now.
-  package static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
+  static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
     guard let holder = try await PaymentProfile.load(handle: handle, in: database) else { return false }
     return
       !(try await database.raw(

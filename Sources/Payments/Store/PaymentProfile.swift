@@ -1,21 +1,21 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import SQLKit
+internal import SQLKit
 
 /// A user's own UnicornPay standing: signed in, verified, terms accepted, eligible.
-package struct PaymentProfile: Sendable, Equatable {
-  package var userID: String
-  package var displayName: String
-  package var handle: String
+struct PaymentProfile: Sendable, Equatable {
+  var userID: String
+  var displayName: String
+  var handle: String
   /// The currency an amount without one means ("85 bucks").
-  package var homeCurrency: String
-  package var signedIn: Bool = true
-  package var credentialsVerified: Bool = true
-  package var termsAccepted: Bool = true
-  package var eligible: Bool = true
+  var homeCurrency: String
+  var signedIn: Bool = true
+  var credentialsVerified: Bool = true
+  var termsAccepted: Bool = true
+  var eligible: Bool = true
 
-  package init(
+  init(
     userID: String, displayName: String, handle: String, homeCurrency: String = "USD", signedIn: Bool = true,
     credentialsVerified: Bool = true,
     termsAccepted: Bool = true, eligible: Bool = true
@@ -30,12 +30,12 @@ package struct PaymentProfile: Sendable, Equatable {
     self.eligible = eligible
   }
 
-  package static func load(_ userID: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
+  static func load(_ userID: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
     try await database.raw("\(select) WHERE user_id = \(bind: userID)").first().map(decode)
   }
 
   /// The user whose handle is `handle` (any case), if any.
-  package static func load(handle: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
+  static func load(handle: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
     guard !handle.isEmpty else { return nil }
     return try await database.raw("\(select) WHERE LOWER(handle) = \(bind: handle.lowercased())").first().map(decode)
   }
@@ -57,7 +57,7 @@ package struct PaymentProfile: Sendable, Equatable {
       eligible: try row.decode(column: "eligible", as: Int.self) != 0)
   }
 
-  package func save(in database: any SQLDatabase) async throws {
+  func save(in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO payments_profiles

@@ -2,36 +2,36 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
-package import SQLKit
+internal import SQLKit
 
 /// A payment as one user sees it: sent to, received from, or asked of another user. A payment
 /// between two users is two records, one each, linked to each other.
-package struct StoredPaymentRecord: Sendable, Equatable {
-  package enum Direction: String, Sendable { case send, receive, request }
+struct StoredPaymentRecord: Sendable, Equatable {
+  enum Direction: String, Sendable { case send, receive, request }
 
-  package var id: String
-  package var userID: String
-  package var direction: Direction
+  var id: String
+  var userID: String
+  var direction: Direction
   /// The other person in the user's payees; empty when they are not among them (a payment
   /// received from, or a request paid to, someone the user never added).
-  package var counterpartyID: String
+  var counterpartyID: String
   /// The other person as a UnicornPay user.
-  package var counterpartyUserID: String
-  package var counterpartyName: String
-  package var counterpartyHandle: String
+  var counterpartyUserID: String
+  var counterpartyName: String
+  var counterpartyHandle: String
   /// The account paid from (send), paid into (receive), or to be paid into (request).
-  package var accountID: String
-  package var amount: Money
-  package var fee: Money
-  package var note: String
-  package var status: PaymentStatus
+  var accountID: String
+  var amount: Money
+  var fee: Money
+  var note: String
+  var status: PaymentStatus
   /// The ledger movement that moved the money; empty for a request not yet paid.
-  package var movementID: String
+  var movementID: String
   /// The other user's record of the same payment or request.
-  package var linkedRecordID: String
-  package var createdAt: Int64
+  var linkedRecordID: String
+  var createdAt: Int64
 
-  package init(
+  init(
     id: String, userID: String, direction: Direction, counterpartyID: String = "", counterpartyUserID: String = "",
     counterpartyName: String = "", counterpartyHandle: String = "", accountID: String, amount: Money, fee: Money,
     note: String, status: PaymentStatus, movementID: String, linkedRecordID: String = "", createdAt: Int64
@@ -55,13 +55,13 @@ package struct StoredPaymentRecord: Sendable, Equatable {
 }
 
 /// Reads and writes payment records.
-package enum PaymentRecordBook {
+enum PaymentRecordBook {
   static let columns: SQLQueryString = """
     record_id, user_id, direction, counterparty_id, counterparty_user, counterparty_name, counterparty_handle,
     account_id, amount_minor, currency, fee_minor, note, status, movement_id, linked_record, created_at
     """
 
-  package static func insert(_ record: StoredPaymentRecord, in database: any SQLDatabase) async throws {
+  static func insert(_ record: StoredPaymentRecord, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO payments_records (\(columns))
@@ -76,14 +76,14 @@ package enum PaymentRecordBook {
   }
 
   /// A user's records, oldest first.
-  package static func records(of userID: String, in database: any SQLDatabase) async throws -> [StoredPaymentRecord] {
+  static func records(of userID: String, in database: any SQLDatabase) async throws -> [StoredPaymentRecord] {
     try await database.raw(
       "SELECT \(columns) FROM payments_records WHERE user_id = \(bind: userID) ORDER BY created_at, record_id"
     ).all().map(decode)
   }
 
   /// A user's latest `limit` records, newest first.
-  package static func latest(_ limit: Int, of userID: String, in database: any SQLDatabase) async throws
+  static func latest(_ limit: Int, of userID: String, in database: any SQLDatabase) async throws
     -> [StoredPaymentRecord]
   {
     try await database.raw(
@@ -95,7 +95,7 @@ package enum PaymentRecordBook {
   }
 
   /// How many of `requesterID`'s requests to `payerID` are still pending.
-  package static func pendingRequests(from requesterID: String, to payerID: String, in database: any SQLDatabase)
+  static func pendingRequests(from requesterID: String, to payerID: String, in database: any SQLDatabase)
     async throws -> Int
   {
     try await database.raw(
@@ -108,7 +108,7 @@ package enum PaymentRecordBook {
   }
 
   /// The requests other users sent `payerID`.
-  package static func requests(askedOf payerID: String, in database: any SQLDatabase) async throws
+  static func requests(askedOf payerID: String, in database: any SQLDatabase) async throws
     -> [StoredPaymentRecord]
   {
     try await database.raw(
@@ -118,13 +118,13 @@ package enum PaymentRecordBook {
     ).all().map(decode)
   }
 
-  package static func record(_ id: String, in database: any SQLDatabase) async throws -> StoredPaymentRecord? {
+  static func record(_ id: String, in database: any SQLDatabase) async throws -> StoredPaymentRecord? {
     try await database.raw("SELECT \(columns) FROM payments_records WHERE record_id = \(bind: id)").first().map(decode)
   }
 
   /// Settles a pending request: paid (completed, by `movementID`) or declined (canceled). False
   /// when it was no longer pending.
-  package static func settleRequest(
+  static func settleRequest(
     _ id: String, status: PaymentStatus, movementID: String, in database: any SQLDatabase
   ) async throws -> Bool {
     !(try await database.raw(

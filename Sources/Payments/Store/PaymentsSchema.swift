@@ -1,14 +1,14 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// UnicornPay's tables. Money is integer minor units. Every movement of money is a row in
 /// `payments_movements` and two or more legs in `payments_legs` that sum to zero per currency; an
 /// account's `balance_minor` is kept equal to the sum of its legs in the same transaction, and a
 /// CHECK keeps user accounts within their overdraft (zero) or credit limit.
-package enum PaymentsSchema {
-  package static let migrations: [SchemaMigration] = [
+enum PaymentsSchema {
+  static let migrations: [SchemaMigration] = [
     SchemaMigration(
       id: "payments-1-initial",
       statements: [

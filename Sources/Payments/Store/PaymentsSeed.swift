@@ -2,19 +2,19 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
-package import IntentsKit
+internal import IntentsKit
 internal import SQLKit
 
 /// The seeds' people and accounts as demo data. Diana pays Buttercup (session 217), asks CJ for
 /// dinner money, keeps "Rainbow Checking" and "Rainbow Savings" at Unicorn Bank and a "Sparkle Card"
 /// that collects miles (session 214), and owes a few bills. Opening balances are ledger movements
 /// like any other.
-package enum PaymentsSeed {
-  package static let demoUser = "diana"
+enum PaymentsSeed {
+  static let demoUser = "diana"
   /// When the opening balances were posted: 2026-05-01 00:00 UTC.
   static let openedAt: Int64 = 1_777_593_600_000
 
-  package static let payees: [Payee] = [
+  static let payees: [Payee] = [
     Payee(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicornpay.example"),
     Payee(
       id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus",
@@ -47,7 +47,7 @@ package enum PaymentsSeed {
       credentialsVerified: false),
   ]
 
-  package static let accounts: [(StoredAccount, opening: Int64)] = [
+  static let accounts: [(StoredAccount, opening: Int64)] = [
     (
       StoredAccount(
         id: "diana-checking", ownerID: demoUser, nickname: "Rainbow Checking", accountNumber: "CH-1001-4821",
@@ -108,7 +108,7 @@ package enum PaymentsSeed {
 
   /// Fills an empty store through the app's own calls (`PaymentsApp`); does nothing when the demo
   /// profile exists.
-  package static func seed(_ store: any IntentStore) async throws {
+  static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if try await PaymentProfile.load(demoUser, in: database) != nil { return }
       let profiles = [

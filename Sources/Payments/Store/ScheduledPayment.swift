@@ -2,31 +2,31 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
-package import SQLKit
+internal import SQLKit
 
 /// A transfer or bill payment for a later day. Handle moves the money from the user's account into
 /// UnicornPay's scheduled-hold account at once (so it cannot be spent twice); `ScheduledPayments`
 /// settles it on its day.
-package struct ScheduledPayment: Sendable, Equatable {
-  package enum Kind: String, Sendable { case transfer, bill }
+struct ScheduledPayment: Sendable, Equatable {
+  enum Kind: String, Sendable { case transfer, bill }
 
-  package var id: String
-  package var userID: String
-  package var kind: Kind
-  package var fromAccount: String
+  var id: String
+  var userID: String
+  var kind: Kind
+  var fromAccount: String
   /// The destination account of a transfer; empty for a bill.
-  package var toAccount: String
+  var toAccount: String
   /// The bill a bill payment pays; empty for a transfer.
-  package var billID: String
-  package var amount: Money
-  package var dueDate: CalendarDay
+  var billID: String
+  var amount: Money
+  var dueDate: CalendarDay
   /// The instant settlement may run: the start of `dueDate` in the user's time zone.
-  package var dueAt: Int64
-  package var status: PaymentStatus
-  package var holdMovementID: String
-  package var settleMovementID: String
+  var dueAt: Int64
+  var status: PaymentStatus
+  var holdMovementID: String
+  var settleMovementID: String
 
-  package init(
+  init(
     id: String, userID: String, kind: Kind, fromAccount: String, toAccount: String = "", billID: String = "",
     amount: Money, dueDate: CalendarDay, dueAt: Int64, status: PaymentStatus = .pending, holdMovementID: String,
     settleMovementID: String = ""
@@ -47,8 +47,8 @@ package struct ScheduledPayment: Sendable, Equatable {
 }
 
 /// Reads and writes scheduled payments.
-package enum ScheduledPaymentBook {
-  package static func insert(_ payment: ScheduledPayment, in database: any SQLDatabase) async throws {
+enum ScheduledPaymentBook {
+  static func insert(_ payment: ScheduledPayment, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO payments_scheduled (scheduled_id, user_id, kind, from_account, to_account, bill_id, amount_minor,
@@ -63,7 +63,7 @@ package enum ScheduledPaymentBook {
   }
 
   /// Pending payments whose moment has come, oldest first.
-  package static func due(at millisecondsSince1970: Int64, limit: Int = 100, in database: any SQLDatabase) async throws
+  static func due(at millisecondsSince1970: Int64, limit: Int = 100, in database: any SQLDatabase) async throws
     -> [ScheduledPayment]
   {
     try await select(
@@ -71,13 +71,13 @@ package enum ScheduledPaymentBook {
       in: database)
   }
 
-  package static func payments(of userID: String, in database: any SQLDatabase) async throws -> [ScheduledPayment] {
+  static func payments(of userID: String, in database: any SQLDatabase) async throws -> [ScheduledPayment] {
     try await select("WHERE user_id = \(bind: userID) ORDER BY due_at, scheduled_id", in: database)
   }
 
   /// Marks a pending payment settled by `movementID`; false when it was no longer pending (another
   /// round or replica settled it first).
-  package static func markSettled(_ id: String, movementID: String, in database: any SQLDatabase) async throws -> Bool {
+  static func markSettled(_ id: String, movementID: String, in database: any SQLDatabase) async throws -> Bool {
     !(try await database.raw(
       """
       UPDATE payments_scheduled SET status = \(bind: PaymentStatus.completed.rawValue),

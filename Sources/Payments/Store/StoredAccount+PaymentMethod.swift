@@ -1,11 +1,11 @@
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import PaymentsProtos
 
 extension StoredAccount {
   /// The account as the `INPaymentMethod` of a payment record: its type, nickname and last digits.
-  package var paymentMethod: Intentmesh_V1_PaymentMethod {
+  var paymentMethod: Intentmesh_V1_PaymentMethod {
     .with {
       $0.type =
         switch type {

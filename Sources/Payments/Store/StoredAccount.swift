@@ -2,33 +2,33 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
-package import SQLKit
+internal import SQLKit
 
 /// An account row: a user's checking, savings or credit account, or one of UnicornPay's own
 /// system accounts (deposits, bills, scheduled holds, opening balances) that the other side of every
 /// leg lands in.
-package struct StoredAccount: Sendable, Equatable {
-  package var id: String
+struct StoredAccount: Sendable, Equatable {
+  var id: String
   /// The user who owns it; empty for system accounts.
-  package var ownerID: String
-  package var isSystem: Bool
-  package var nickname: String
-  package var accountNumber: String
-  package var type: AccountType
-  package var organizationName: String
-  package var currency: String
+  var ownerID: String
+  var isSystem: Bool
+  var nickname: String
+  var accountNumber: String
+  var type: AccountType
+  var organizationName: String
+  var currency: String
   /// Signed minor units, kept equal to the sum of the account's legs. Negative on a credit account
   /// means money owed.
-  package var balanceMinor: Int64
+  var balanceMinor: Int64
   /// How far below zero the balance may go: 0, or a credit account's limit.
-  package var overdraftLimitMinor: Int64
+  var overdraftLimitMinor: Int64
   /// The account payments to people are paid from, per currency.
-  package var isDefault: Bool
+  var isDefault: Bool
   /// Points or miles the account collects (INBalanceAmount with a non-money type).
-  package var secondaryBalanceType: BalanceType
-  package var secondaryBalance: Int64
+  var secondaryBalanceType: BalanceType
+  var secondaryBalance: Int64
 
-  package init(
+  init(
     id: String, ownerID: String, isSystem: Bool = false, nickname: String, accountNumber: String = "",
     type: AccountType, organizationName: String, currency: String, balanceMinor: Int64 = 0,
     overdraftLimitMinor: Int64 = 0, isDefault: Bool = false, secondaryBalanceType: BalanceType = .unspecified,
@@ -49,13 +49,13 @@ package struct StoredAccount: Sendable, Equatable {
     self.secondaryBalance = secondaryBalance
   }
 
-  package var balance: Money { Money(balanceMinor, currency) }
+  var balance: Money { Money(balanceMinor, currency) }
 
   /// What can still be spent: the balance plus the overdraft or credit limit.
-  package var available: Money { Money(balanceMinor + overdraftLimitMinor, currency) }
+  var available: Money { Money(balanceMinor + overdraftLimitMinor, currency) }
 
   /// The account as SiriKit's `INPaymentAccount`, identified by its (masked) account number.
-  package var paymentAccount: PaymentAccount {
+  var paymentAccount: PaymentAccount {
     .with {
       $0.nickname = .with {
         $0.spokenPhrase = nickname
@@ -75,7 +75,7 @@ package struct StoredAccount: Sendable, Equatable {
   }
 
   /// The money balance as an `INBalanceAmount`.
-  package var moneyBalance: BalanceAmount {
+  var moneyBalance: BalanceAmount {
     let amount = balance.currencyAmount
     return .with {
       $0.balanceType = .money
@@ -87,25 +87,25 @@ package struct StoredAccount: Sendable, Equatable {
 }
 
 /// Reads and writes account rows.
-package enum AccountBook {
+enum AccountBook {
   static let columns: SQLQueryString = """
     account_id, owner_id, kind, nickname, account_number, account_type, organization_name, currency, balance_minor,
     overdraft_limit_minor, is_default, secondary_balance_type, secondary_balance
     """
 
   /// A user's accounts, in nickname order.
-  package static func accounts(of userID: String, in database: any SQLDatabase) async throws -> [StoredAccount] {
+  static func accounts(of userID: String, in database: any SQLDatabase) async throws -> [StoredAccount] {
     try await database.raw(
       "SELECT \(columns) FROM payments_accounts WHERE owner_id = \(bind: userID) AND kind = 'user' ORDER BY nickname"
     ).all().map(decode)
   }
 
-  package static func account(_ id: String, in database: any SQLDatabase) async throws -> StoredAccount? {
+  static func account(_ id: String, in database: any SQLDatabase) async throws -> StoredAccount? {
     try await database.raw("SELECT \(columns) FROM payments_accounts WHERE account_id = \(bind: id)").first().map(
       decode)
   }
 
-  package static func insert(_ account: StoredAccount, in database: any SQLDatabase) async throws {
+  static func insert(_ account: StoredAccount, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO payments_accounts (\(columns))
@@ -120,7 +120,7 @@ package enum AccountBook {
   }
 
   /// Makes none of the user's accounts in `currency` the default.
-  package static func clearDefault(of userID: String, currency: String, in database: any SQLDatabase) async throws {
+  static func clearDefault(of userID: String, currency: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE payments_accounts SET is_default = 0

@@ -2,33 +2,33 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
-package import SQLKit
+internal import SQLKit
 
 /// A bill a user owes a biller, or a payment request another user sent them (`requestID`).
-package struct StoredBill: Sendable, Equatable {
-  package var id: String
-  package var userID: String
-  package var payeeNickname: String
-  package var payeeOrganization: String
-  package var payeeAccountNumber: String
-  package var type: BillType
-  package var status: PaymentStatus
-  package var amountDue: Money
-  package var minimumDue: Money
-  package var lateFee: Money
-  package var dueDate: CalendarDay
-  package var paymentDate: CalendarDay?
+struct StoredBill: Sendable, Equatable {
+  var id: String
+  var userID: String
+  var payeeNickname: String
+  var payeeOrganization: String
+  var payeeAccountNumber: String
+  var type: BillType
+  var status: PaymentStatus
+  var amountDue: Money
+  var minimumDue: Money
+  var lateFee: Money
+  var dueDate: CalendarDay
+  var paymentDate: CalendarDay?
   /// The requester's record when the bill is a payment request from another user; paying it pays
   /// that user. Empty for a biller's bill.
-  package var requestID: String
+  var requestID: String
 
   /// Whether the bill is a request from another user.
-  package var isRequest: Bool { !requestID.isEmpty }
+  var isRequest: Bool { !requestID.isEmpty }
 
   /// Whether something is still to be paid: not paid in full, not declined.
-  package var isPayable: Bool { status != .completed && status != .canceled && amountDue.minorUnits > 0 }
+  var isPayable: Bool { status != .completed && status != .canceled && amountDue.minorUnits > 0 }
 
-  package init(
+  init(
     id: String, userID: String, payeeNickname: String, payeeOrganization: String, payeeAccountNumber: String,
     type: BillType, status: PaymentStatus, amountDue: Money, minimumDue: Money, lateFee: Money,
     dueDate: CalendarDay, paymentDate: CalendarDay? = nil, requestID: String = ""
@@ -48,7 +48,7 @@ package struct StoredBill: Sendable, Equatable {
     self.requestID = requestID
   }
 
-  package var payee: BillPayee {
+  var payee: BillPayee {
     .with {
       $0.nickname = .with {
         $0.spokenPhrase = payeeNickname
@@ -60,7 +60,7 @@ package struct StoredBill: Sendable, Equatable {
   }
 
   /// The bill as SiriKit's `INBillDetails`.
-  package var details: BillDetails {
+  var details: BillDetails {
     .with {
       $0.billType = type
       $0.paymentStatus = status
@@ -75,19 +75,19 @@ package struct StoredBill: Sendable, Equatable {
 }
 
 /// Reads and writes bills.
-package enum BillBook {
+enum BillBook {
   static let select: SQLQueryString = """
     SELECT bill_id, user_id, payee_nickname, payee_organization, payee_account_number, bill_type, status, currency,
            amount_due_minor, minimum_due_minor, late_fee_minor, due_date, payment_date, request_id
     FROM payments_bills
     """
 
-  package static func bills(of userID: String, in database: any SQLDatabase) async throws -> [StoredBill] {
+  static func bills(of userID: String, in database: any SQLDatabase) async throws -> [StoredBill] {
     try await database.raw("\(select) WHERE user_id = \(bind: userID) ORDER BY due_date, bill_id").all().map(decode)
   }
 
   /// The bill `id`, when it is `userID`'s.
-  package static func bill(_ id: String, of userID: String, in database: any SQLDatabase) async throws -> StoredBill? {
+  static func bill(_ id: String, of userID: String, in database: any SQLDatabase) async throws -> StoredBill? {
     try await database.raw("\(select) WHERE bill_id = \(bind: id) AND user_id = \(bind: userID)").first().map(decode)
   }
 
@@ -110,7 +110,7 @@ package enum BillBook {
       requestID: try row.decode(column: "request_id", as: String.self))
   }
 
-  package static func insert(_ bill: StoredBill, in database: any SQLDatabase) async throws {
+  static func insert(_ bill: StoredBill, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO payments_bills (bill_id, user_id, payee_nickname, payee_organization, payee_account_number, bill_type,
@@ -127,7 +127,7 @@ package enum BillBook {
 
   /// Records `paid` against the bill: the amount due goes down (never below zero), the minimum due
   /// with it, and a bill paid in full is completed on `day`.
-  package static func applyPayment(_ paid: Money, toBill id: String, on day: CalendarDay, in database: any SQLDatabase)
+  static func applyPayment(_ paid: Money, toBill id: String, on day: CalendarDay, in database: any SQLDatabase)
     async throws
   {
     try await database.raw(
@@ -146,7 +146,7 @@ package enum BillBook {
   }
 
   /// Marks the request bill `id` declined (canceled). False when it was no longer unpaid.
-  package static func decline(_ id: String, in database: any SQLDatabase) async throws -> Bool {
+  static func decline(_ id: String, in database: any SQLDatabase) async throws -> Bool {
     !(try await database.raw(
       """
       UPDATE payments_bills SET status = \(bind: PaymentStatus.canceled.rawValue)

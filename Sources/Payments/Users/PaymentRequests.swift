@@ -1,27 +1,27 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import PaymentsProtos
-package import IntentsKit
-package import SQLKit
+internal import PaymentsProtos
+internal import IntentsKit
+internal import SQLKit
 
 /// A payment request between two users: the requester's record (pending until paid or declined)
 /// and, linked to it, a bill in the payer's book that the payer pays with INPayBillIntent or the
 /// app, or declines. Every change happens to both sides in the caller's transaction.
-package enum PaymentRequests {
+enum PaymentRequests {
   /// The longest note a request carries into the payer's book, in characters.
-  package static let maximumNoteLength = 500
+  static let maximumNoteLength = 500
   /// How many of a requester's requests may wait for one payer at a time.
-  package static let maximumPending = 10
+  static let maximumPending = 10
 
   /// Why a request cannot be paid or declined.
-  package enum Failure: Error, Equatable, CustomStringConvertible {
+  enum Failure: Error, Equatable, CustomStringConvertible {
     case notFound(String)
     case notPending(String)
     /// The requester no longer has an account in the request's currency.
     case requesterCannotReceive(String)
 
-    package var description: String {
+    var description: String {
       switch self {
       case .notFound(let id): "no payment request \(id)"
       case .notPending(let id): "the payment request \(id) is no longer pending"
@@ -33,7 +33,7 @@ package enum PaymentRequests {
   /// Records `requester`'s request of `amount` from `payer`, to be paid into `account`: the
   /// requester's pending record and the payer's unpaid bill. Answers the requester's record.
   @discardableResult
-  package static func send(
+  static func send(
     from requester: PaymentProfile, to payer: PaymentProfile, payerContact: Payee, account: StoredAccount,
     amount: Money, note: String, identifiers: any IdentifierGenerator, now: Date, timeZone: TimeZone,
     in database: any SQLDatabase
@@ -60,7 +60,7 @@ package enum PaymentRequests {
   /// Pays the request behind `bill` in full from `source`: the money moves to the account the
   /// requester asked it into, the bill is paid, the requester's record completed.
   @discardableResult
-  package static func pay(
+  static func pay(
     _ bill: StoredBill, by payer: PaymentProfile, from source: StoredAccount, identifiers: any IdentifierGenerator,
     intentIdentifier: String = "", now: Date, timeZone: TimeZone, in database: any SQLDatabase
   ) async throws -> StoredPaymentRecord {
@@ -88,14 +88,14 @@ package enum PaymentRequests {
   }
 
   /// Declines the request behind `bill`: the bill and the requester's record are canceled.
-  package static func decline(_ bill: StoredBill, in database: any SQLDatabase) async throws {
+  static func decline(_ bill: StoredBill, in database: any SQLDatabase) async throws {
     guard try await BillBook.decline(bill.id, in: database),
       try await PaymentRecordBook.settleRequest(bill.requestID, status: .canceled, movementID: "", in: database)
     else { throw Failure.notPending(bill.id) }
   }
 
   /// The request bill `id` of `userID`, if it is theirs.
-  package static func bill(_ id: String, of userID: String, in database: any SQLDatabase) async throws -> StoredBill? {
+  static func bill(_ id: String, of userID: String, in database: any SQLDatabase) async throws -> StoredBill? {
     try await BillBook.bill(id, of: userID, in: database).flatMap { $0.isRequest ? $0 : nil }
   }
 }

@@ -2,24 +2,24 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// Money from one UnicornPay user to another on the one ledger: a movement from the payer's
 /// account to the payee's, legs summing to zero, and a record on each side linked to the other —
 /// all inside the caller's transaction, so either all of it is stored or none.
-package struct UserPayment: Sendable {
-  package var payer: PaymentProfile
-  package var source: StoredAccount
-  package var payee: PaymentProfile
-  package var destination: StoredAccount
-  package var amount: Money
-  package var note: String
+struct UserPayment: Sendable {
+  var payer: PaymentProfile
+  var source: StoredAccount
+  var payee: PaymentProfile
+  var destination: StoredAccount
+  var amount: Money
+  var note: String
   /// The payee as the payer's contact (their name in the payer's book); nil when paid through a
   /// request from someone the payer never added.
-  package var payeeContact: Payee?
+  var payeeContact: Payee?
 
-  package init(
+  init(
     payer: PaymentProfile, source: StoredAccount, payee: PaymentProfile, destination: StoredAccount, amount: Money,
     note: String, payeeContact: Payee? = nil
   ) {
@@ -33,7 +33,7 @@ package struct UserPayment: Sendable {
   }
 
   /// The account a user is paid `currency` into: their default account in it.
-  package static func receivingAccount(of userID: String, currency: String, in database: any SQLDatabase)
+  static func receivingAccount(of userID: String, currency: String, in database: any SQLDatabase)
     async throws -> StoredAccount?
   {
     try await AccountBook.accounts(of: userID, in: database).first { $0.isDefault && $0.currency == currency }
@@ -42,7 +42,7 @@ package struct UserPayment: Sendable {
   /// Posts the payment; answers the payer's record. Throws `Ledger.Failure.wouldOverdraw` when the
   /// source cannot pay it (whatever was checked before).
   @discardableResult
-  package func post(
+  func post(
     identifiers: any IdentifierGenerator, intentIdentifier: String = "", at milliseconds: Int64,
     in database: any SQLDatabase
   ) async throws -> (sent: StoredPaymentRecord, received: StoredPaymentRecord) {

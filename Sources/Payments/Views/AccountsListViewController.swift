@@ -2,22 +2,22 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 internal import ServiceKit
 
 /// The accounts list of session 214: one row per account found — nickname, organization and the
 /// balance asked for — claiming the search's parameters once there is a result. Before handle there
 /// is nothing to list, and the host shows the default view of what was asked.
-package struct AccountsListViewController: IntentViewController {
-  package typealias Intent = SearchForAccountsIntent
-  package typealias Response = SearchForAccountsIntentResponse
+struct AccountsListViewController: IntentViewController {
+  typealias Intent = SearchForAccountsIntent
+  typealias Response = SearchForAccountsIntentResponse
 
-  package static let intentClass = SearchForAccountsHandler.intentClass
-  package static let claimed = ["accountNickname", "accountType", "organizationName", "requestedBalanceType"]
+  static let intentClass = SearchForAccountsHandler.intentClass
+  static let claimed = ["accountNickname", "accountType", "organizationName", "requestedBalanceType"]
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty, let response = request.response, !response.accounts.isEmpty else {
       return .declined
     }

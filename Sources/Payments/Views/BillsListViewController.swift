@@ -2,22 +2,22 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 internal import ServiceKit
 
 /// The bills a search found ("what bills do I have due this week?"): one row per bill — payee,
 /// amount due, due date and status — claiming the search's parameters once there is a result.
 /// Before handle, or with nothing found, the host shows the default view of what was asked.
-package struct BillsListViewController: IntentViewController {
-  package typealias Intent = SearchForBillsIntent
-  package typealias Response = SearchForBillsIntentResponse
+struct BillsListViewController: IntentViewController {
+  typealias Intent = SearchForBillsIntent
+  typealias Response = SearchForBillsIntentResponse
 
-  package static let intentClass = SearchForBillsHandler.intentClass
-  package static let claimed = ["billPayee", "paymentDateRange", "billType", "status", "dueDateRange"]
+  static let intentClass = SearchForBillsHandler.intentClass
+  static let claimed = ["billPayee", "paymentDateRange", "billType", "status", "dueDateRange"]
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty, let response = request.response, !response.bills.isEmpty else {
       return .declined
     }

@@ -1,16 +1,16 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 internal import ServiceKit
 
 /// SiriKit's payment-transaction view (displaysPaymentTransaction): who, how much, the note and the
 /// status, drawn for a sent or requested payment — a draft before handle, the record after.
-package enum PaymentTransactionView {
+enum PaymentTransactionView {
   /// Draws the view and claims the intent's `personKey`, currencyAmount and note. The record's
   /// payment method is the account paid from (`methodLabel` "From") or into ("Into").
-  package static func configuration(
+  static func configuration(
     intentClass: String, personKey: String, personLabel: String, methodLabel: String, person: Intentmesh_V1_Person,
     amount: Intentmesh_V1_CurrencyAmount, note: String, record: PaymentRecord?, isDraft: Bool,
     maximumWidth: Double

@@ -2,19 +2,19 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The payment-transaction view of a payment requested: claims payer, amount and note on the first
 /// call.
-package struct RequestPaymentViewController: IntentViewController {
-  package typealias Intent = RequestPaymentIntent
-  package typealias Response = RequestPaymentIntentResponse
+struct RequestPaymentViewController: IntentViewController {
+  typealias Intent = RequestPaymentIntent
+  typealias Response = RequestPaymentIntentResponse
 
-  package static let intentClass = RequestPaymentHandler.intentClass
+  static let intentClass = RequestPaymentHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty else { return .declined }
     let record = request.response?.hasPaymentRecord == true ? request.response?.paymentRecord : nil
     return PaymentTransactionView.configuration(

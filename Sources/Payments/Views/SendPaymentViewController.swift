@@ -2,18 +2,18 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 
 /// The payment-transaction view of a payment sent: claims payee, amount and note on the first call.
-package struct SendPaymentViewController: IntentViewController {
-  package typealias Intent = SendPaymentIntent
-  package typealias Response = SendPaymentIntentResponse
+struct SendPaymentViewController: IntentViewController {
+  typealias Intent = SendPaymentIntent
+  typealias Response = SendPaymentIntentResponse
 
-  package static let intentClass = SendPaymentHandler.intentClass
+  static let intentClass = SendPaymentHandler.intentClass
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard request.parameters.isEmpty else { return .declined }
     let record = request.response?.hasPaymentRecord == true ? request.response?.paymentRecord : nil
     return PaymentTransactionView.configuration(

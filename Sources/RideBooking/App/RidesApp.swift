@@ -1,17 +1,17 @@
 internal import Foundation
 internal import GRPCCore
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import SQLKit
+internal import SQLKit
 internal import IntentsKit
 
 /// What UnicornRides' app does to a rider's data: sign up, change the payment method. The app
 /// service calls these after checking its input, and the demo riders are made by the same calls;
 /// each runs inside the caller's write transaction and refuses with the gRPC status the app API
 /// answers.
-package enum RidesApp {
+enum RidesApp {
   /// Makes `rider` a UnicornRides rider. ALREADY_EXISTS when they are one.
-  package static func signUp(_ rider: Rider, in database: any SQLDatabase) async throws {
+  static func signUp(_ rider: Rider, in database: any SQLDatabase) async throws {
     if try await Rider.load(rider.userID, in: database) != nil {
       throw RPCError(code: .alreadyExists, message: "\(rider.userID) is already a UnicornRides rider")
     }
@@ -19,7 +19,7 @@ package enum RidesApp {
   }
 
   /// Charges the rider's next fares, fees and tips to `method`. FAILED_PRECONDITION before SignUp.
-  package static func setPaymentMethod(
+  static func setPaymentMethod(
     _ method: Intentmesh_V1_PaymentMethod, of userID: String, in database: any SQLDatabase
   ) async throws -> Rider {
     guard var rider = try await Rider.load(userID, in: database) else {

@@ -1,8 +1,8 @@
-package import Foundation
-package import GRPCCore
+internal import Foundation
+internal import GRPCCore
 internal import IntentMeshProtos
-package import IntentsKit
-package import RideBookingProtos
+internal import IntentsKit
+internal import RideBookingProtos
 internal import ServiceKit
 internal import SQLKit
 internal import SwiftProtobuf
@@ -11,16 +11,16 @@ internal import SwiftProtobuf
 /// caller's verified identity (the bearer token's subject, checked by the server's
 /// `AuthenticationInterceptor`); a rider reads and changes only their own record, rides and
 /// charges.
-package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleServiceProtocol {
+struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleServiceProtocol {
   let store: any IntentStore
   private let clock: any DomainClock
 
-  package init(store: any IntentStore, clock: any DomainClock) {
+  init(store: any IntentStore, clock: any DomainClock) {
     self.store = store
     self.clock = clock
   }
 
-  package func signUp(
+  func signUp(
     request: Intentmesh_Ridebooking_V1_SignUpRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_SignUpResponse {
     let userID = try UserIdentity.caller()
@@ -31,7 +31,7 @@ package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp
     return .with { $0.rider = rider.appRider }
   }
 
-  package func getRider(
+  func getRider(
     request: Intentmesh_Ridebooking_V1_GetRiderRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_GetRiderResponse {
     let userID = try UserIdentity.caller()
@@ -41,7 +41,7 @@ package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp
     return .with { $0.rider = rider.appRider }
   }
 
-  package func setPaymentMethod(
+  func setPaymentMethod(
     request: Intentmesh_Ridebooking_V1_SetPaymentMethodRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_SetPaymentMethodResponse {
     let userID = try UserIdentity.caller()
@@ -50,7 +50,7 @@ package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp
     return .with { $0.rider = rider.appRider }
   }
 
-  package func listRides(
+  func listRides(
     request: Intentmesh_Ridebooking_V1_ListRidesRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_ListRidesResponse {
     let userID = try UserIdentity.caller()
@@ -79,7 +79,7 @@ package struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp
     }
   }
 
-  package func listCharges(
+  func listCharges(
     request: Intentmesh_Ridebooking_V1_ListChargesRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_ListChargesResponse {
     let userID = try UserIdentity.caller()

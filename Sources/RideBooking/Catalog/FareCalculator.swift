@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import RideBookingProtos
@@ -6,29 +6,29 @@ internal import RideBookingProtos
 /// Prices a ride: base fare, distance, riders beyond two, a booking fee and evening surge
 /// (17:00–19:59 in the rider's time zone, "1.5x Surge"). Exact cents; the range's top allows 20 %
 /// for traffic.
-package enum FareCalculator {
-  package static let bookingFeeCents: Int64 = 150
-  package static let surgeHours = 17...19
+enum FareCalculator {
+  static let bookingFeeCents: Int64 = 150
+  static let surgeHours = 17...19
 
-  package struct Fare: Sendable, Equatable {
-    package var lineItems: [(title: String, cents: Int64)]
-    package var surge: String
-    package var totalCents: Int64 { lineItems.reduce(0) { $0 + $1.cents } }
-    package var maximumCents: Int64 { (totalCents * 6 + 4) / 5 }
+  struct Fare: Sendable, Equatable {
+    var lineItems: [(title: String, cents: Int64)]
+    var surge: String
+    var totalCents: Int64 { lineItems.reduce(0) { $0 + $1.cents } }
+    var maximumCents: Int64 { (totalCents * 6 + 4) / 5 }
 
-    package static func == (lhs: Fare, rhs: Fare) -> Bool {
+    static func == (lhs: Fare, rhs: Fare) -> Bool {
       lhs.surge == rhs.surge && lhs.lineItems.map(\.title) == rhs.lineItems.map(\.title)
         && lhs.lineItems.map(\.cents) == rhs.lineItems.map(\.cents)
     }
 
-    package var priceRange: PriceRange {
+    var priceRange: PriceRange {
       .with {
         $0.minimumPrice = .cents(totalCents)
         $0.maximumPrice = .cents(maximumCents)
       }
     }
 
-    package var fareLineItems: [RideFareLineItem] {
+    var fareLineItems: [RideFareLineItem] {
       lineItems.map { item in
         .with {
           $0.title = item.title
@@ -38,7 +38,7 @@ package enum FareCalculator {
     }
   }
 
-  package static func fare(
+  static func fare(
     _ offer: RideOffer, kilometres: Double, partySize: Int, at date: Date, timeZone: TimeZone
   ) -> Fare {
     let distanceCents = Int64((kilometres * Double(offer.centsPerKilometre)).rounded())

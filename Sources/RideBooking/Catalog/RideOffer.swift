@@ -1,21 +1,21 @@
 internal import Foundation
 
 /// A kind of ride UnicornRides offers: its seats, its vehicle and its tariff in cents.
-package struct RideOffer: Sendable, Equatable {
+struct RideOffer: Sendable, Equatable {
   /// The identifier the app vocabulary's synonyms point at ("bicorn").
-  package var id: String
-  package var name: String
-  package var maximumPartySize: Int
-  package var baseCents: Int64
-  package var centsPerKilometre: Int64
+  var id: String
+  var name: String
+  var maximumPartySize: Int
+  var baseCents: Int64
+  var centsPerKilometre: Int64
   /// Extra cents per rider beyond two (bigger parties need bigger wings).
-  package var centsPerExtraRider: Int64
-  package var manufacturer: String
-  package var model: String
+  var centsPerExtraRider: Int64
+  var manufacturer: String
+  var model: String
 
   /// The three rides of the sessions: a unicorn, a bicorn ("Get me a bicorn ride"), a Pegasus for
   /// up to six ("get me a Pegasus for 6 people").
-  package static let catalog: [RideOffer] = [
+  static let catalog: [RideOffer] = [
     RideOffer(
       id: "unicorn", name: "Unicorn", maximumPartySize: 4, baseCents: 300, centsPerKilometre: 180,
       centsPerExtraRider: 0, manufacturer: "Rainbow Stables", model: "Classic Unicorn"),

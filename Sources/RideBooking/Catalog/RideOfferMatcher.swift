@@ -1,19 +1,19 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 internal import ServiceKit
 
 /// Finds the offer a spoken ride option name means: its name, or a synonym the app vocabulary
 /// (`AppIntentVocabulary.plist`, `INRequestRideIntent.rideOptionName`) lists for it — "two-horned
 /// unicorn" for the Bicorn, "winged horse" for the Pegasus.
-package struct RideOfferMatcher: Sendable {
-  package static let parameterName = "INRequestRideIntent.rideOptionName"
+struct RideOfferMatcher: Sendable {
+  static let parameterName = "INRequestRideIntent.rideOptionName"
 
-  package let offers: [RideOffer]
-  package let synonyms: [String: [String]]
+  let offers: [RideOffer]
+  let synonyms: [String: [String]]
 
-  package init(offers: [RideOffer] = RideOffer.catalog, vocabulary: AppIntentVocabularyPlist) {
+  init(offers: [RideOffer] = RideOffer.catalog, vocabulary: AppIntentVocabularyPlist) {
     self.offers = offers
     var synonyms: [String: [String]] = [:]
     for item in vocabulary.items(for: Self.parameterName) {
@@ -22,7 +22,7 @@ package struct RideOfferMatcher: Sendable {
     self.synonyms = synonyms
   }
 
-  package func offer(named spoken: String) -> RideOffer? {
+  func offer(named spoken: String) -> RideOffer? {
     let words = spoken.lowercased().replacingOccurrences(of: " ride", with: "")
     return offers.first { offer in
       ([offer.name, offer.id] + (synonyms[offer.id] ?? [])).contains { NameMatching.matches(words, $0) }

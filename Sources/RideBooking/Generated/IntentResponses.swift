@@ -2,7 +2,7 @@
 // Every `…IntentResponse` message with an enum `code` is an intent's response (one rule, no line per intent).
 
 internal import IntentsKit
-package import RideBookingProtos
+internal import RideBookingProtos
 
 extension Intentmesh_Ridebooking_V1_CancelRideIntentResponse: IntentResponseMessage {}
 extension Intentmesh_Ridebooking_V1_GetRideStatusIntentResponse: IntentResponseMessage {}

@@ -1,20 +1,20 @@
-package import IntentsKit
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// A place UnicornRides knows by name ("300 Post Street", "the forest"), for placemarks a client
 /// sends without coordinates.
-package struct KnownPlace: Sendable, Equatable {
-  package var name: String
+struct KnownPlace: Sendable, Equatable {
+  var name: String
   /// Other names it answers to, e.g. "the forest".
-  package var aliases: [String]
-  package var point: GeoPoint
-  package var thoroughfare: String
-  package var locality: String
+  var aliases: [String]
+  var point: GeoPoint
+  var thoroughfare: String
+  var locality: String
 
-  package init(name: String, aliases: [String] = [], point: GeoPoint, thoroughfare: String = "", locality: String) {
+  init(name: String, aliases: [String] = [], point: GeoPoint, thoroughfare: String = "", locality: String) {
     self.name = name
     self.aliases = aliases
     self.point = point
@@ -22,7 +22,7 @@ package struct KnownPlace: Sendable, Equatable {
     self.locality = locality
   }
 
-  package var placemark: Intentmesh_V1_Placemark {
+  var placemark: Intentmesh_V1_Placemark {
     .with {
       $0.name = name
       $0.location = point.location
@@ -34,8 +34,8 @@ package struct KnownPlace: Sendable, Equatable {
 }
 
 /// Reads and writes known places.
-package enum PlaceBook {
-  package static func places(in database: any SQLDatabase) async throws -> [KnownPlace] {
+enum PlaceBook {
+  static func places(in database: any SQLDatabase) async throws -> [KnownPlace] {
     try await database.raw(
       "SELECT name, aliases, latitude, longitude, thoroughfare, locality FROM rides_places ORDER BY name"
     ).all().map { row in
@@ -50,7 +50,7 @@ package enum PlaceBook {
     }
   }
 
-  package static func add(_ place: KnownPlace, in database: any SQLDatabase) async throws {
+  static func add(_ place: KnownPlace, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_places (name, aliases, latitude, longitude, thoroughfare, locality)

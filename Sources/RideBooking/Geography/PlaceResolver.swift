@@ -1,29 +1,29 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import RideBookingProtos
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 internal import ServiceKit
 
 /// The programming guide's rule for a pickup or drop-off: inside the service area → success,
 /// outside → unsupported, missing → needs value. A placemark without coordinates is looked up by
 /// name among the known places.
-package struct PlaceResolver: Sendable {
-  package let area: ServiceArea
-  package let places: [KnownPlace]
+struct PlaceResolver: Sendable {
+  let area: ServiceArea
+  let places: [KnownPlace]
 
-  package init(area: ServiceArea, places: [KnownPlace]) {
+  init(area: ServiceArea, places: [KnownPlace]) {
     self.area = area
     self.places = places
   }
 
   /// True when the placemark names nothing.
-  package static func isEmpty(_ placemark: Intentmesh_V1_Placemark) -> Bool {
+  static func isEmpty(_ placemark: Intentmesh_V1_Placemark) -> Bool {
     GeoPoint(placemark) == nil && placemark.name.isEmpty && placemark.thoroughfare.isEmpty
   }
 
   /// The places a placemark without coordinates may mean.
-  package func candidates(for placemark: Intentmesh_V1_Placemark) -> [KnownPlace] {
+  func candidates(for placemark: Intentmesh_V1_Placemark) -> [KnownPlace] {
     let spoken = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }
     return places.filter { place in
       spoken.contains { phrase in ([place.name] + place.aliases).contains { NameMatching.matches(phrase, $0) } }
@@ -31,13 +31,13 @@ package struct PlaceResolver: Sendable {
   }
 
   /// The placemark with coordinates: as given, or the one known place its name means.
-  package func located(_ placemark: Intentmesh_V1_Placemark) -> Intentmesh_V1_Placemark? {
+  func located(_ placemark: Intentmesh_V1_Placemark) -> Intentmesh_V1_Placemark? {
     if GeoPoint(placemark) != nil { return placemark }
     let found = candidates(for: placemark)
     return found.count == 1 ? found[0].placemark : nil
   }
 
-  package func resolve(_ placemark: Intentmesh_V1_Placemark, prompt: String) -> ResolutionResult<
+  func resolve(_ placemark: Intentmesh_V1_Placemark, prompt: String) -> ResolutionResult<
     Intentmesh_V1_Placemark
   > {
     guard !Self.isEmpty(placemark) else { return .needsValue(prompt: prompt) }

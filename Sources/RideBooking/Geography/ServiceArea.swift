@@ -16,12 +16,12 @@ package enum ServiceArea: Sendable, Equatable {
     GeoPoint(latitude: 37.7080, longitude: -122.3550), GeoPoint(latitude: 37.7080, longitude: -122.5150),
   ])
 
-  package struct ParseError: Error, CustomStringConvertible {
-    package let description: String
+  struct ParseError: Error, CustomStringConvertible {
+    let description: String
   }
 
   /// Reads the configuration text described above.
-  package static func parse(_ text: String) throws -> ServiceArea {
+  static func parse(_ text: String) throws -> ServiceArea {
     let trimmed = text.trimmingCharacters(in: .whitespaces)
     func numbers(_ part: Substring) throws -> [Double] {
       try part.split(separator: ",").map {
@@ -50,7 +50,7 @@ package enum ServiceArea: Sendable, Equatable {
     throw ParseError(description: "service area must start with polygon: or circle:, not \"\(text)\"")
   }
 
-  package func contains(_ point: GeoPoint) -> Bool {
+  func contains(_ point: GeoPoint) -> Bool {
     switch self {
     case .circle(let center, let radius):
       return center.distanceKilometres(to: point) <= radius

@@ -1,30 +1,30 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import SwiftProtobuf
 internal import RideBookingProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INCancelRideIntent: cancels the ride (by identifier, or the running one) until the rider is on
 /// board. Free within the fee threshold of booking, 5.00 after it.
-package struct CancelRideHandler: IntentHandler {
-  package typealias Intent = CancelRideIntent
-  package typealias Response = CancelRideIntentResponse
+struct CancelRideHandler: IntentHandler {
+  typealias Intent = CancelRideIntent
+  typealias Response = CancelRideIntentResponse
 
-  package static let intentClass = "INCancelRideIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Do you want to cancel your ride?"
+  static let intentClass = "INCancelRideIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Do you want to cancel your ride?"
   /// Free cancellation this long after booking.
-  package static let feeThreshold: TimeInterval = 120
-  package static let feeCents: Int64 = 500
-  package static var parameters: [IntentParameter<Self>] {
+  static let feeThreshold: TimeInterval = 120
+  static let feeCents: Int64 = 500
+  static var parameters: [IntentParameter<Self>] {
     [.value("rideIdentifier", \.rideIdentifier, label: "Ride")]
   }
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) { self.store = store }
+  init(store: any IntentStore) { self.store = store }
 
   func plan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
     (RideSchedule, Int64), IntentRefusal<Response>
@@ -46,7 +46,7 @@ package struct CancelRideHandler: IntentHandler {
     return response
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await plan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -55,7 +55,7 @@ package struct CancelRideHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     switch try await plan(intent: intent, context: context, database: database) {

@@ -3,24 +3,24 @@ internal import Logging
 internal import SwiftProtobuf
 internal import RideBookingProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INGetRideStatusIntent: the user's running ride (or the last one), and its live updates
 /// (`startSendingUpdates(for:to:)`): every change of phase and vehicle position, on the domain's
 /// clock, until the ride ends or the client leaves.
-package struct GetRideStatusHandler: LiveUpdatingIntentHandler {
-  package typealias Intent = GetRideStatusIntent
-  package typealias Response = GetRideStatusIntentResponse
+struct GetRideStatusHandler: LiveUpdatingIntentHandler {
+  typealias Intent = GetRideStatusIntent
+  typealias Response = GetRideStatusIntentResponse
 
-  package static let intentClass = "INGetRideStatusIntent"
-  package static let handleHasEffects = false
-  package static var parameters: [IntentParameter<Self>] { [] }
+  static let intentClass = "INGetRideStatusIntent"
+  static let handleHasEffects = false
+  static var parameters: [IntentParameter<Self>] { [] }
 
   let store: any IntentStore
   let clock: any DomainClock
 
-  package init(store: any IntentStore, clock: any DomainClock) {
+  init(store: any IntentStore, clock: any DomainClock) {
     self.store = store
     self.clock = clock
   }
@@ -40,7 +40,7 @@ package struct GetRideStatusHandler: LiveUpdatingIntentHandler {
     return (IntentAnswer(response), schedule.nextChange(after: date))
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     try await current(userID: context.userID, at: context.now, in: database).answer
@@ -49,7 +49,7 @@ package struct GetRideStatusHandler: LiveUpdatingIntentHandler {
   /// Sends the status now, then at each change of phase or position; returns after the update that
   /// shows the ride completed (or cancelled), or at once when there is no running ride. A
   /// cancellation written meanwhile is picked up at the next change.
-  package func startSendingUpdates(
+  func startSendingUpdates(
     for intent: Intent, context: IntentContext,
     to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
   ) async throws {

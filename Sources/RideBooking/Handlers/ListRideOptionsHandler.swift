@@ -1,23 +1,23 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import SwiftProtobuf
 internal import RideBookingProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INListRideOptionsIntent: the rides on offer between a pickup and a drop-off inside the service
 /// area — fare ranges, party sizes, surge, the nearest driver's arrival — with the rider's payment
 /// methods and when the quote expires.
-package struct ListRideOptionsHandler: IntentHandler {
-  package typealias Intent = ListRideOptionsIntent
-  package typealias Response = ListRideOptionsIntentResponse
+struct ListRideOptionsHandler: IntentHandler {
+  typealias Intent = ListRideOptionsIntent
+  typealias Response = ListRideOptionsIntentResponse
 
-  package static let intentClass = "INListRideOptionsIntent"
-  package static let handleHasEffects = false
+  static let intentClass = "INListRideOptionsIntent"
+  static let handleHasEffects = false
   /// How long a quote holds.
-  package static let quoteLifetime: TimeInterval = 300
-  package static var parameters: [IntentParameter<Self>] {
+  static let quoteLifetime: TimeInterval = 300
+  static var parameters: [IntentParameter<Self>] {
     [
       .value(
         "pickupLocation", \.pickupLocation, prompt: "Where should the driver pick you up?", label: "Pickup",
@@ -31,7 +31,7 @@ package struct ListRideOptionsHandler: IntentHandler {
   let store: any IntentStore
   let area: ServiceArea
 
-  package init(store: any IntentStore, area: ServiceArea) {
+  init(store: any IntentStore, area: ServiceArea) {
     self.store = store
     self.area = area
   }
@@ -48,7 +48,7 @@ package struct ListRideOptionsHandler: IntentHandler {
     try await places().resolve(intent.dropOffLocation, prompt: "Where do you want to go?")
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     let desk = try await RideDesk.load(userID: context.userID, in: database)

@@ -1,25 +1,25 @@
-package import Foundation
+internal import Foundation
 internal import Logging
 internal import SwiftProtobuf
 internal import RideBookingProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INRequestRideIntent ("Get me a bicorn ride on UnicornRides to the forest", "get me a Pegasus
 /// for 6 people from 300 Post Street to Bill Graham Auditorium"): pickup and drop-off inside the
 /// service area, the ride option by name or app-vocabulary synonym, a party size that fits it, and
 /// an optional pickup time. Handle books the ride with the nearest driver.
-package struct RequestRideHandler: IntentHandler {
-  package typealias Intent = RequestRideIntent
-  package typealias Response = RequestRideIntentResponse
+struct RequestRideHandler: IntentHandler {
+  typealias Intent = RequestRideIntent
+  typealias Response = RequestRideIntentResponse
 
-  package static let intentClass = "INRequestRideIntent"
-  package static let requiresUserConfirmation = true
-  package static let confirmationPrompt = "Do you want to request it?"
+  static let intentClass = "INRequestRideIntent"
+  static let requiresUserConfirmation = true
+  static let confirmationPrompt = "Do you want to request it?"
   /// The latest pickup UnicornRides books ahead.
-  package static let schedulingHorizon: TimeInterval = 30 * 86_400
-  package static var parameters: [IntentParameter<Self>] {
+  static let schedulingHorizon: TimeInterval = 30 * 86_400
+  static var parameters: [IntentParameter<Self>] {
     [
       .value(
         "pickupLocation", \.pickupLocation, prompt: "Where should the driver pick you up?", label: "Pickup",
@@ -40,7 +40,7 @@ package struct RequestRideHandler: IntentHandler {
   let offers: RideOfferMatcher
   let identifiers: any IdentifierGenerator
 
-  package init(
+  init(
     store: any IntentStore, area: ServiceArea, offers: RideOfferMatcher, identifiers: any IdentifierGenerator
   ) {
     self.store = store
@@ -184,7 +184,7 @@ package struct RequestRideHandler: IntentHandler {
       paymentMethodName: plan.rider.paymentMethod.name)
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -202,7 +202,7 @@ package struct RequestRideHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     switch try await makePlan(intent: intent, context: context, database: database) {

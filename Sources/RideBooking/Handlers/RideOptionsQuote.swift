@@ -1,15 +1,15 @@
-package import IntentsKit
-package import Foundation
+internal import IntentsKit
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import RideBookingProtos
 
 /// The offer of one kind of ride between two points: its fare, party sizes and the time the
 /// nearest driver would arrive.
-package enum RideOptionsQuote {
-  package static let disclaimer = "Fares are estimates; traffic and surge can change the final price."
+enum RideOptionsQuote {
+  static let disclaimer = "Fares are estimates; traffic and surge can change the final price."
 
-  package static func option(
+  static func option(
     _ offer: RideOffer, from pickup: GeoPoint, to dropOff: GeoPoint, partySize: Int, drivers: [Driver], now: Date,
     timeZone: TimeZone
   ) -> RideOption {
@@ -46,7 +46,7 @@ package enum RideOptionsQuote {
   }
 
   /// When the nearest driver, setting off a minute from now, would reach `pickup`.
-  package static func estimatedPickup(at pickup: GeoPoint, drivers: [Driver], now: Date) -> Date {
+  static func estimatedPickup(at pickup: GeoPoint, drivers: [Driver], now: Date) -> Date {
     guard let driver = DriverRoster.nearest(to: pickup, among: drivers) else { return now }
     let approach = max(
       120, (driver.stable.distanceKilometres(to: pickup) / RideSchedule.kilometresPerHour * 3600).rounded())

@@ -3,19 +3,19 @@ internal import Logging
 internal import SwiftProtobuf
 internal import RideBookingProtos
 internal import IntentMeshProtos
-package import IntentsKit
-package import SQLKit
+internal import IntentsKit
+internal import SQLKit
 
 /// INSendRideFeedbackIntent: a rating from 0 to 10 and a tip for a completed ride, once. A ride
 /// still running or cancelled takes no feedback.
-package struct SendRideFeedbackHandler: IntentHandler {
-  package typealias Intent = SendRideFeedbackIntent
-  package typealias Response = SendRideFeedbackIntentResponse
+struct SendRideFeedbackHandler: IntentHandler {
+  typealias Intent = SendRideFeedbackIntent
+  typealias Response = SendRideFeedbackIntentResponse
 
-  package static let intentClass = "INSendRideFeedbackIntent"
+  static let intentClass = "INSendRideFeedbackIntent"
   /// The largest tip, in cents.
-  package static let maximumTipCents: Int64 = 10_000
-  package static var parameters: [IntentParameter<Self>] {
+  static let maximumTipCents: Int64 = 10_000
+  static var parameters: [IntentParameter<Self>] {
     [
       .value("rideIdentifier", \.rideIdentifier, label: "Ride"),
       .value("rating", \.rating, label: "Rating", resolve: Self.resolveRating),
@@ -25,7 +25,7 @@ package struct SendRideFeedbackHandler: IntentHandler {
 
   let store: any IntentStore
 
-  package init(store: any IntentStore) { self.store = store }
+  init(store: any IntentStore) { self.store = store }
 
   func resolveRating(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Int32> {
     guard intent.hasRating else { return .notRequired }
@@ -58,7 +58,7 @@ package struct SendRideFeedbackHandler: IntentHandler {
     return .success((schedule.ride, intent.hasRating ? Int(intent.rating) : nil, tip))
   }
 
-  package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     try await store.read { database in
       switch try await plan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -67,7 +67,7 @@ package struct SendRideFeedbackHandler: IntentHandler {
     }
   }
 
-  package func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
     switch try await plan(intent: intent, context: context, database: database) {

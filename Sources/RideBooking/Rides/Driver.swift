@@ -1,24 +1,24 @@
-package import IntentsKit
-package import Foundation
+internal import IntentsKit
+internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// A driver and the vehicle they drive, and where they wait for a ride (their stable).
-package struct Driver: Sendable, Equatable {
-  package var id: String
-  package var givenName: String
-  package var familyName: String
-  package var rating: String
-  package var phoneNumber: String
-  package var registrationPlate: String
-  package var stable: GeoPoint
+struct Driver: Sendable, Equatable {
+  var id: String
+  var givenName: String
+  var familyName: String
+  var rating: String
+  var phoneNumber: String
+  var registrationPlate: String
+  var stable: GeoPoint
   /// The ride holding the driver, and until when (its completion; its cancellation once
   /// cancelled). Free from then on.
-  package var heldBy: String
-  package var heldUntil: Date
+  var heldBy: String
+  var heldUntil: Date
 
-  package init(
+  init(
     id: String, givenName: String, familyName: String, rating: String, phoneNumber: String, registrationPlate: String,
     stable: GeoPoint, heldBy: String = "", heldUntil: Date = .distantPast
   ) {
@@ -34,9 +34,9 @@ package struct Driver: Sendable, Equatable {
   }
 
   /// Whether no ride holds the driver at `date`.
-  package func isFree(at date: Date) -> Bool { heldUntil <= date }
+  func isFree(at date: Date) -> Bool { heldUntil <= date }
 
-  package var person: Intentmesh_V1_Person {
+  var person: Intentmesh_V1_Person {
     .with {
       $0.displayName = "\(givenName) \(familyName)"
       $0.customIdentifier = id
@@ -53,8 +53,8 @@ package struct Driver: Sendable, Equatable {
 }
 
 /// Reads and writes the driver roster.
-package enum DriverRoster {
-  package static func drivers(in database: any SQLDatabase) async throws -> [Driver] {
+enum DriverRoster {
+  static func drivers(in database: any SQLDatabase) async throws -> [Driver] {
     try await database.raw(
       """
       SELECT driver_id, given_name, family_name, rating, phone_number, registration_plate, latitude, longitude,
@@ -77,7 +77,7 @@ package enum DriverRoster {
     }
   }
 
-  package static func add(_ driver: Driver, in database: any SQLDatabase) async throws {
+  static func add(_ driver: Driver, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_drivers (driver_id, given_name, family_name, rating, phone_number, registration_plate,
@@ -91,7 +91,7 @@ package enum DriverRoster {
 
   /// Holds `driverID` for `rideID` until `until`, if no ride holds them at `now`: a compare-and-set,
   /// so of two bookings racing for one driver only one gets them. False when the driver is taken.
-  package static func hold(
+  static func hold(
     _ driverID: String, for rideID: String, at now: Date, until: Date, in database: any SQLDatabase
   ) async throws -> Bool {
     !(try await database.raw(
@@ -104,7 +104,7 @@ package enum DriverRoster {
   }
 
   /// Frees the driver `rideID` holds, from `date` (the ride was cancelled).
-  package static func release(heldBy rideID: String, at date: Date, in database: any SQLDatabase) async throws {
+  static func release(heldBy rideID: String, at date: Date, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE rides_drivers SET held_until = \(bind: RideBook.milliseconds(date))
@@ -114,7 +114,7 @@ package enum DriverRoster {
   }
 
   /// The driver whose stable is nearest `pickup` (ties by id): who gets dispatched.
-  package static func nearest(to pickup: GeoPoint, among drivers: [Driver]) -> Driver? {
+  static func nearest(to pickup: GeoPoint, among drivers: [Driver]) -> Driver? {
     drivers.min { a, b in
       let da = a.stable.distanceKilometres(to: pickup)
       let db = b.stable.distanceKilometres(to: pickup)

@@ -1,31 +1,31 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import RideBookingProtos
 
 /// A booked ride as stored. Where it stands at any moment follows from these facts and the clock
 /// (`RideSchedule`); only what people do — booking, cancelling, feedback — is written.
-package struct Ride: Sendable, Equatable {
-  package var id: String
-  package var userID: String
-  package var offerID: String
-  package var partySize: Int
-  package var pickup: Intentmesh_V1_Placemark
-  package var dropOff: Intentmesh_V1_Placemark
-  package var bookedAt: Date
+struct Ride: Sendable, Equatable {
+  var id: String
+  var userID: String
+  var offerID: String
+  var partySize: Int
+  var pickup: Intentmesh_V1_Placemark
+  var dropOff: Intentmesh_V1_Placemark
+  var bookedAt: Date
   /// The pickup time the rider asked for; nil for "now".
-  package var scheduledPickup: Date?
-  package var driverID: String
-  package var fareCents: Int64
-  package var maximumFareCents: Int64
-  package var surge: String
-  package var paymentMethodName: String
-  package var canceledAt: Date?
-  package var cancellationFeeCents: Int64
-  package var rating: Int?
-  package var tipCents: Int64?
+  var scheduledPickup: Date?
+  var driverID: String
+  var fareCents: Int64
+  var maximumFareCents: Int64
+  var surge: String
+  var paymentMethodName: String
+  var canceledAt: Date?
+  var cancellationFeeCents: Int64
+  var rating: Int?
+  var tipCents: Int64?
 
-  package init(
+  init(
     id: String, userID: String, offerID: String, partySize: Int, pickup: Intentmesh_V1_Placemark,
     dropOff: Intentmesh_V1_Placemark, bookedAt: Date, scheduledPickup: Date? = nil, driverID: String,
     fareCents: Int64, maximumFareCents: Int64, surge: String = "", paymentMethodName: String = "",
@@ -50,5 +50,5 @@ package struct Ride: Sendable, Equatable {
     self.tipCents = tipCents
   }
 
-  package var hasFeedback: Bool { rating != nil || tipCents != nil }
+  var hasFeedback: Bool { rating != nil || tipCents != nil }
 }

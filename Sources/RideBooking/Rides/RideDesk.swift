@@ -1,34 +1,34 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import SQLKit
+internal import SQLKit
 
 /// What the ride handlers read for one user, in one go: the rider, their rides (newest first) and
 /// the driver roster.
-package struct RideDesk: Sendable {
-  package let rider: Rider?
-  package let rides: [Ride]
-  package let drivers: [Driver]
+struct RideDesk: Sendable {
+  let rider: Rider?
+  let rides: [Ride]
+  let drivers: [Driver]
 
-  package static func load(userID: String, in database: any SQLDatabase) async throws -> RideDesk {
+  static func load(userID: String, in database: any SQLDatabase) async throws -> RideDesk {
     RideDesk(
       rider: try await Rider.load(userID, in: database),
       rides: try await RideBook.rides(of: userID, in: database),
       drivers: try await DriverRoster.drivers(in: database))
   }
 
-  package func schedule(of ride: Ride) -> RideSchedule? {
+  func schedule(of ride: Ride) -> RideSchedule? {
     drivers.first { $0.id == ride.driverID }.map { RideSchedule(ride: ride, driver: $0) }
   }
 
   /// The user's ride still running at `date`, if any.
-  package func runningRide(at date: Date) -> RideSchedule? {
+  func runningRide(at date: Date) -> RideSchedule? {
     rides.lazy.compactMap(schedule).first { !$0.isFinished(at: date) }
   }
 
   /// The ride an intent means: the one with `identifier`, or else the running ride, or else the
   /// most recent one.
-  package func ride(_ identifier: String, at date: Date) -> RideSchedule? {
+  func ride(_ identifier: String, at date: Date) -> RideSchedule? {
     if !identifier.isEmpty { return rides.first { $0.id == identifier }.flatMap(schedule) }
     return runningRide(at: date) ?? rides.first.flatMap(schedule)
   }

@@ -1,5 +1,5 @@
-package import IntentsKit
-package import Foundation
+internal import IntentsKit
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import RideBookingProtos
@@ -8,25 +8,25 @@ internal import RideBookingProtos
 /// booking, confirmed 20 s later, the driver sets off (at once, or in time for a scheduled pickup)
 /// and approaches at 30 km/h, one minute to board, then the trip at 30 km/h. The vehicle's position
 /// moves in 30-second steps, so a live stream has a next change to wait for until the ride ends.
-package struct RideSchedule: Sendable {
-  package static let confirmationDelay: TimeInterval = 20
-  package static let dispatchDelay: TimeInterval = 60
-  package static let boardingTime: TimeInterval = 60
-  package static let positionInterval: TimeInterval = 30
-  package static let kilometresPerHour = 30.0
+struct RideSchedule: Sendable {
+  static let confirmationDelay: TimeInterval = 20
+  static let dispatchDelay: TimeInterval = 60
+  static let boardingTime: TimeInterval = 60
+  static let positionInterval: TimeInterval = 30
+  static let kilometresPerHour = 30.0
 
-  package let ride: Ride
-  package let driver: Driver
-  package let stable: GeoPoint
-  package let pickupPoint: GeoPoint
-  package let dropOffPoint: GeoPoint
-  package let confirmedAt: Date
-  package let approachingAt: Date
-  package let pickupAt: Date
-  package let ongoingAt: Date
-  package let completedAt: Date
+  let ride: Ride
+  let driver: Driver
+  let stable: GeoPoint
+  let pickupPoint: GeoPoint
+  let dropOffPoint: GeoPoint
+  let confirmedAt: Date
+  let approachingAt: Date
+  let pickupAt: Date
+  let ongoingAt: Date
+  let completedAt: Date
 
-  package init(ride: Ride, driver: Driver) {
+  init(ride: Ride, driver: Driver) {
     self.ride = ride
     self.driver = driver
     stable = driver.stable
@@ -46,14 +46,14 @@ package struct RideSchedule: Sendable {
   }
 
   /// The moment the ride ended: its completion or its cancellation; nil while it runs at `date`.
-  package func endedAt(asOf date: Date) -> Date? {
+  func endedAt(asOf date: Date) -> Date? {
     if let canceled = ride.canceledAt, canceled <= date { return canceled }
     return completedAt <= date ? completedAt : nil
   }
 
-  package func isFinished(at date: Date) -> Bool { endedAt(asOf: date) != nil }
+  func isFinished(at date: Date) -> Bool { endedAt(asOf: date) != nil }
 
-  package func phase(at date: Date) -> RidePhase {
+  func phase(at date: Date) -> RidePhase {
     if isFinished(at: date) { return .completed }
     if date >= ongoingAt { return .ongoing }
     if date >= pickupAt { return .pickup }
@@ -63,7 +63,7 @@ package struct RideSchedule: Sendable {
   }
 
   /// Where the vehicle is; frozen where it was when a ride is cancelled.
-  package func vehiclePoint(at date: Date) -> GeoPoint {
+  func vehiclePoint(at date: Date) -> GeoPoint {
     let moment = min(date, ride.canceledAt ?? date)
     func step(_ start: Date, _ end: Date) -> Double {
       let steps = (moment.timeIntervalSince(start) / Self.positionInterval).rounded(.down) * Self.positionInterval
@@ -78,7 +78,7 @@ package struct RideSchedule: Sendable {
 
   /// The next moment after `date` at which the phase or the vehicle's position changes; nil once
   /// the ride has ended.
-  package func nextChange(after date: Date) -> Date? {
+  func nextChange(after date: Date) -> Date? {
     guard !isFinished(at: date) else { return nil }
     var candidates = [confirmedAt, approachingAt, pickupAt, ongoingAt, completedAt].filter { $0 > date }
     if let canceled = ride.canceledAt, canceled > date { candidates.append(canceled) }
@@ -92,7 +92,7 @@ package struct RideSchedule: Sendable {
   }
 
   /// The ride as SiriKit's `INRideStatus` at `date`.
-  package func status(at date: Date, offer: RideOffer?) -> RideStatus {
+  func status(at date: Date, offer: RideOffer?) -> RideStatus {
     let phase = phase(at: date)
     return .with {
       $0.rideIdentifier = ride.id

@@ -1,12 +1,12 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 
 /// Conversions between instants and the date components SiriKit uses for pickup times.
-package enum RideTimes {
+enum RideTimes {
   /// A range that starts at `date` (in UTC components, with the zone named).
-  package static func range(_ date: Date) -> Intentmesh_V1_DateComponentsRange {
+  static func range(_ date: Date) -> Intentmesh_V1_DateComponentsRange {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = .gmt
     let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
@@ -24,7 +24,7 @@ package enum RideTimes {
   }
 
   /// The instant a pickup time range starts, in the rider's time zone; nil when it names none.
-  package static func start(of range: Intentmesh_V1_DateComponentsRange, context: IntentContext) -> Date? {
+  static func start(of range: Intentmesh_V1_DateComponentsRange, context: IntentContext) -> Date? {
     guard range.hasStartDateComponents else { return nil }
     return CalendarDates.date(from: range.startDateComponents, timeZone: context.timeZone, reference: context.now)
   }

@@ -1,10 +1,10 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import SQLKit
+internal import SQLKit
 
 /// Reads and writes rides. Places are stored as their protobuf JSON.
-package enum RideBook {
+enum RideBook {
   static let columns: SQLQueryString = """
     ride_id, user_id, offer_id, party_size, pickup, drop_off, booked_at, scheduled_pickup_at, driver_id, fare_cents,
     maximum_fare_cents, surge, payment_method_name, canceled_at, cancellation_fee_cents, rating, tip_cents
@@ -18,7 +18,7 @@ package enum RideBook {
     r.cancellation_fee_cents, r.rating, r.tip_cents
     """
 
-  package static func insert(_ ride: Ride, completesAt: Date, in database: any SQLDatabase) async throws {
+  static func insert(_ ride: Ride, completesAt: Date, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_rides (\(columns), completes_at)
@@ -33,19 +33,19 @@ package enum RideBook {
     ).run()
   }
 
-  package static func ride(_ id: String, in database: any SQLDatabase) async throws -> Ride? {
+  static func ride(_ id: String, in database: any SQLDatabase) async throws -> Ride? {
     try await database.raw("SELECT \(columns) FROM rides_rides WHERE ride_id = \(bind: id)").first().map(decode)
   }
 
   /// The user's rides, most recently booked first.
-  package static func rides(of userID: String, in database: any SQLDatabase) async throws -> [Ride] {
+  static func rides(of userID: String, in database: any SQLDatabase) async throws -> [Ride] {
     try await database.raw(
       "SELECT \(columns) FROM rides_rides WHERE user_id = \(bind: userID) ORDER BY booked_at DESC, ride_id DESC"
     ).all().map(decode)
   }
 
   /// The user's latest `limit` rides, most recently booked first.
-  package static func rides(of userID: String, limit: Int, in database: any SQLDatabase) async throws -> [Ride] {
+  static func rides(of userID: String, limit: Int, in database: any SQLDatabase) async throws -> [Ride] {
     try await database.raw(
       """
       SELECT \(columns) FROM rides_rides WHERE user_id = \(bind: userID)
@@ -54,7 +54,7 @@ package enum RideBook {
     ).all().map(decode)
   }
 
-  package static func cancel(_ id: String, at date: Date, feeCents: Int64, in database: any SQLDatabase) async throws {
+  static func cancel(_ id: String, at date: Date, feeCents: Int64, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE rides_rides SET canceled_at = \(bind: milliseconds(date)), cancellation_fee_cents = \(bind: feeCents)
@@ -63,7 +63,7 @@ package enum RideBook {
     ).run()
   }
 
-  package static func recordFeedback(_ id: String, rating: Int?, tipCents: Int64?, in database: any SQLDatabase)
+  static func recordFeedback(_ id: String, rating: Int?, tipCents: Int64?, in database: any SQLDatabase)
     async throws
   {
     try await database.raw(

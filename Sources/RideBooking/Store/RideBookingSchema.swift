@@ -1,12 +1,12 @@
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import IntentsKit
+internal import IntentsKit
 
 /// UnicornRides' tables: riders, known places, drivers and rides. A ride row holds what was
 /// booked and what people did to it; its phase and the vehicle's position follow from the clock.
-package enum RideBookingSchema {
-  package static let migrations: [SchemaMigration] = [
+enum RideBookingSchema {
+  static let migrations: [SchemaMigration] = [
     SchemaMigration(
       id: "rides-1-initial",
       statements: [

@@ -1,16 +1,16 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-package import IntentsKit
+internal import IntentsKit
 internal import SQLKit
 
 /// Demo data: the sessions' places in San Francisco ("300 Post Street", "Bill Graham
 /// Auditorium", "the forest"), two places outside the service area, three drivers in their stables,
 /// and the riders `diana` (pays with Apple Pay) and `sleepy` (credentials not verified).
-package enum RideBookingSeed {
-  package static let demoUser = "diana"
+enum RideBookingSeed {
+  static let demoUser = "diana"
 
-  package static let places: [KnownPlace] = [
+  static let places: [KnownPlace] = [
     KnownPlace(
       name: "300 Post Street", point: GeoPoint(latitude: 37.7887, longitude: -122.4074), thoroughfare: "300 Post St",
       locality: "San Francisco"),
@@ -30,7 +30,7 @@ package enum RideBookingSeed {
     KnownPlace(name: "San Jose", point: GeoPoint(latitude: 37.3382, longitude: -121.8863), locality: "San Jose"),
   ]
 
-  package static let drivers: [Driver] = [
+  static let drivers: [Driver] = [
     Driver(
       id: "twilight", givenName: "Twilight", familyName: "Hoof", rating: "4.9", phoneNumber: "+1 415 555 0101",
       registrationPlate: "UNCRN 1", stable: GeoPoint(latitude: 37.7936, longitude: -122.3965)),
@@ -44,7 +44,7 @@ package enum RideBookingSeed {
 
   /// Fills an empty store, the riders through the app's own call (`RidesApp.signUp`); does nothing
   /// when the demo rider exists.
-  package static func seed(_ store: any IntentStore) async throws {
+  static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
       if try await Rider.load(demoUser, in: database) != nil { return }
       try await RidesApp.signUp(

@@ -1,26 +1,26 @@
-package import Foundation
+internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// Money charged to a rider's payment method for a ride: its fare once it completed, a
 /// cancellation fee, a tip. At most one of each kind per ride, whoever records it and however often.
-package struct RideCharge: Sendable, Equatable {
-  package enum Kind: String, Sendable, CaseIterable {
+struct RideCharge: Sendable, Equatable {
+  enum Kind: String, Sendable, CaseIterable {
     case fare
     case cancellationFee = "cancellation-fee"
     case tip
   }
 
-  package var rideID: String
-  package var kind: Kind
-  package var userID: String
-  package var amountCents: Int64
+  var rideID: String
+  var kind: Kind
+  var userID: String
+  var amountCents: Int64
   /// The rider's payment method when it was charged.
-  package var paymentMethod: Intentmesh_V1_PaymentMethod
-  package var chargedAt: Date
+  var paymentMethod: Intentmesh_V1_PaymentMethod
+  var chargedAt: Date
 
-  package init(
+  init(
     rideID: String, kind: Kind, userID: String, amountCents: Int64, paymentMethod: Intentmesh_V1_PaymentMethod,
     chargedAt: Date
   ) {
@@ -34,11 +34,11 @@ package struct RideCharge: Sendable, Equatable {
 }
 
 /// Reads and writes charges.
-package enum RideChargeBook {
+enum RideChargeBook {
   /// Charges `kind` of `ride` (`amountCents` > 0) to its rider's payment method as it is now; does
   /// nothing when the ride already has that charge or the amount is zero. True when charged now.
   @discardableResult
-  package static func charge(
+  static func charge(
     _ kind: RideCharge.Kind, of ride: Ride, amountCents: Int64, at date: Date, in database: any SQLDatabase
   ) async throws -> Bool {
     guard amountCents > 0, let rider = try await Rider.load(ride.userID, in: database) else { return false }
@@ -59,7 +59,7 @@ package enum RideChargeBook {
   /// Charges the fare of every ride (of `userID`, or everyone's) that completed by `now`, not
   /// cancelled, whose fare is not charged yet. Answers how many it charged.
   @discardableResult
-  package static func chargeCompletedFares(of userID: String? = nil, at now: Date, in database: any SQLDatabase)
+  static func chargeCompletedFares(of userID: String? = nil, at now: Date, in database: any SQLDatabase)
     async throws -> Int
   {
     let user: SQLQueryString = userID.map { "AND r.user_id = \(bind: $0)" } ?? ""
@@ -80,7 +80,7 @@ package enum RideChargeBook {
   }
 
   /// Whether a ride of `userID` completed by `now` waits for its fare to be charged.
-  package static func hasFaresDue(of userID: String, at now: Date, in database: any SQLDatabase) async throws -> Bool {
+  static func hasFaresDue(of userID: String, at now: Date, in database: any SQLDatabase) async throws -> Bool {
     try await database.raw(
       """
       SELECT 1 AS one FROM rides_rides r
@@ -93,7 +93,7 @@ package enum RideChargeBook {
   }
 
   /// The user's charges, newest first.
-  package static func charges(of userID: String, in database: any SQLDatabase) async throws -> [RideCharge] {
+  static func charges(of userID: String, in database: any SQLDatabase) async throws -> [RideCharge] {
     try await database.raw(
       """
       SELECT ride_id, kind, user_id, amount_cents, payment_method_type, payment_method_name, payment_method_hint,

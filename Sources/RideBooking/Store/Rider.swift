@@ -1,16 +1,16 @@
 internal import Foundation
 internal import SwiftProtobuf
-package import IntentMeshProtos
-package import SQLKit
+internal import IntentMeshProtos
+internal import SQLKit
 
 /// A UnicornRides user: whether their credentials are verified, and how they pay.
-package struct Rider: Sendable, Equatable {
-  package var userID: String
-  package var displayName: String
-  package var credentialsVerified: Bool
-  package var paymentMethod: Intentmesh_V1_PaymentMethod
+struct Rider: Sendable, Equatable {
+  var userID: String
+  var displayName: String
+  var credentialsVerified: Bool
+  var paymentMethod: Intentmesh_V1_PaymentMethod
 
-  package init(
+  init(
     userID: String, displayName: String, credentialsVerified: Bool = true, paymentMethod: Intentmesh_V1_PaymentMethod
   ) {
     self.userID = userID
@@ -19,7 +19,7 @@ package struct Rider: Sendable, Equatable {
     self.paymentMethod = paymentMethod
   }
 
-  package static func load(_ userID: String, in database: any SQLDatabase) async throws -> Rider? {
+  static func load(_ userID: String, in database: any SQLDatabase) async throws -> Rider? {
     try await database.raw(
       """
       SELECT display_name, credentials_verified, payment_method_type, payment_method_name, payment_method_hint
@@ -38,7 +38,7 @@ package struct Rider: Sendable, Equatable {
     }
   }
 
-  package func save(in database: any SQLDatabase) async throws {
+  func save(in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_riders (user_id, display_name, credentials_verified, payment_method_type, payment_method_name,
@@ -49,7 +49,7 @@ package struct Rider: Sendable, Equatable {
     ).run()
   }
 
-  package func updatePaymentMethod(in database: any SQLDatabase) async throws {
+  func updatePaymentMethod(in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       UPDATE rides_riders SET payment_method_type = \(bind: paymentMethod.type.rawValue),

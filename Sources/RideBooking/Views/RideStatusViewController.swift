@@ -1,21 +1,21 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import RideBookingProtos
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 
 /// The Unicorn Ride view of a ride's status, every section read from the response.
-package struct RideStatusViewController: IntentViewController {
-  package typealias Intent = GetRideStatusIntent
-  package typealias Response = GetRideStatusIntentResponse
+struct RideStatusViewController: IntentViewController {
+  typealias Intent = GetRideStatusIntent
+  typealias Response = GetRideStatusIntentResponse
 
-  package static let intentClass = GetRideStatusHandler.intentClass
+  static let intentClass = GetRideStatusHandler.intentClass
   static let view = UnicornRideView(intentClass: intentClass, statusOnly: true)
-  package static var parameterOrder: [Intentmesh_V1_Parameter] { view.parameterOrder }
+  static var parameterOrder: [Intentmesh_V1_Parameter] { view.parameterOrder }
 
-  package init() {}
+  init() {}
 
-  package func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
+  func configureView(_ request: ViewRequest<Intent, Response>) async throws -> ViewConfiguration {
     guard let response = request.response, response.hasRideStatus else { return .declined }
     let status = response.rideStatus
     return Self.view.configure(

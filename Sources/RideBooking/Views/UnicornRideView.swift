@@ -1,14 +1,14 @@
 internal import Foundation
 internal import SwiftProtobuf
 internal import RideBookingProtos
-package import IntentMeshProtos
-package import IntentsKit
+internal import IntentMeshProtos
+internal import IntentsKit
 
 /// The "Unicorn Ride" view of WWDC 2017 session 214, step by step: on the empty set a header with
 /// the fare and special pricing (claiming both); then the pickup map (declined in a Maps card, where
 /// the host draws its own map), the drop-off, the ride option name, and the driver and vehicle as
 /// one section built from two parameters.
-package struct UnicornRideView: Sendable {
+struct UnicornRideView: Sendable {
   /// The class of the response the status parameters belong to.
   let responseClass: String
   /// Where each section's parameter lives: the intent (RequestRide) or the response (GetRideStatus).
@@ -16,7 +16,7 @@ package struct UnicornRideView: Sendable {
   let dropOff: Intentmesh_V1_Parameter
   let optionName: Intentmesh_V1_Parameter
 
-  package init(intentClass: String, statusOnly: Bool) {
+  init(intentClass: String, statusOnly: Bool) {
     responseClass = intentClass + "Response"
     func parameter(_ keyPath: String, inResponse: Bool) -> Intentmesh_V1_Parameter {
       .with {
@@ -42,7 +42,7 @@ package struct UnicornRideView: Sendable {
   var vehicle: Intentmesh_V1_Parameter { response("rideStatus.vehicle") }
 
   /// The order the host asks in, after the empty set.
-  package var parameterOrder: [Intentmesh_V1_Parameter] { [pickup, dropOff, optionName, driver, vehicle] }
+  var parameterOrder: [Intentmesh_V1_Parameter] { [pickup, dropOff, optionName, driver, vehicle] }
 
   /// Where the ride stands, e.g. "Approaching pickup · 17:04 UTC".
   static func progress(_ status: RideStatus) -> String? {
@@ -64,7 +64,7 @@ package struct UnicornRideView: Sendable {
   }
 
   /// One step of the sequence. `status` is the response's ride status, once there is one.
-  package func configure(
+  func configure(
     asked: [Intentmesh_V1_Parameter], status: RideStatus?, pickupPlace: Placemark, dropOffPlace: Placemark,
     optionText: String, context: Intentmesh_V1_HostedViewContext, width: Double
   ) -> ViewConfiguration {

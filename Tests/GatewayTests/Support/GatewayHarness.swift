@@ -6,7 +6,7 @@ import IntentMeshProtos
 import IntentsKit
 import IntentsKitTesting
 import Logging
-import Messaging
+@testable import Messaging
 import ServiceKit
 
 /// UnicornChat and fake domains on loopback sockets, and a gateway in front of them, all in this
