@@ -98,6 +98,7 @@ let package = Package(
     .executable(name: "intentmesh", targets: ["IntentMeshCLI"]),
     .executable(name: "relay-framing-probe", targets: ["RelayFramingProbe"]),
     .library(name: "IntentsKit", targets: ["IntentsKit"]),
+    .library(name: "IntentsRuntime", targets: ["IntentsRuntime"]),
     .library(name: "ServiceKit", targets: ["ServiceKit"]),
   ],
   dependencies: [
@@ -152,15 +153,25 @@ let package = Package(
     // The one SQLite setting Swift cannot make itself (sqlite3_db_config is variadic).
     .target(name: "CSQLiteOptions", dependencies: [sqliteNIO]),
 
-    // The runtime every domain service is built on: intents, handlers, manifests, views, the store.
+    // The handler API a domain is written against: intents, handlers, resolution results, parameter
+    // values, views, manifests, the intent registry and the store protocol. No transport, no store
+    // implementation, no command line: a domain library links this, ServiceKit's values and SQLKit.
     .target(
       name: "IntentsKit",
       dependencies: [
-        "CSQLiteOptions", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2,
-        swiftProtobuf,
-        logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit, postgresNIO, nioCore,
-        nioPosix,
-        nioHTTP1, argumentParser, prometheus, crypto, tracing,
+        "ServiceKit", "IntentMeshProtos", grpcCore, swiftProtobuf, logging, sqlKit,
+      ],
+      swiftSettings: strictSettings
+    ),
+
+    // What runs a domain as a process: options, configuration, the gRPC server and its dispatch of
+    // intents to handlers, maintenance, and the two stores (SQLite with group commit, PostgreSQL).
+    .target(
+      name: "IntentsRuntime",
+      dependencies: [
+        "IntentsKit", "CSQLiteOptions", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf,
+        grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit,
+        postgresNIO, nioCore, nioPosix, nioHTTP1, argumentParser, prometheus, crypto, tracing,
       ],
       swiftSettings: strictSettings
     ),
@@ -169,7 +180,8 @@ let package = Package(
     .target(
       name: "IntentsKitTesting",
       dependencies: [
-        "IntentsKit", "ServiceKit", "IntentMeshProtos", grpcCore, grpcInProcess, logging, swiftProtobuf, crypto, x509,
+        "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshProtos", grpcCore, grpcInProcess, logging,
+        swiftProtobuf, crypto, x509,
         .product(name: "SwiftASN1", package: "swift-asn1"),
       ],
       swiftSettings: strictSettings
@@ -231,16 +243,16 @@ let package = Package(
     // Deployable services.
     service(
       "MessagingService", folder: "Messaging",
-      dependencies: ["IntentsKit", "ServiceKit", "Messaging", argumentParser, logging]),
+      dependencies: ["IntentsRuntime", "ServiceKit", "Messaging", argumentParser, logging]),
     service(
       "PaymentsService", folder: "Payments",
-      dependencies: ["IntentsKit", "ServiceKit", "Payments", argumentParser, logging]),
+      dependencies: ["IntentsRuntime", "ServiceKit", "Payments", argumentParser, logging]),
     service(
       "ListsAndNotesService", folder: "ListsAndNotes",
-      dependencies: ["IntentsKit", "ServiceKit", "ListsAndNotes", argumentParser, logging]),
+      dependencies: ["IntentsRuntime", "ServiceKit", "ListsAndNotes", argumentParser, logging]),
     service(
       "RideBookingService", folder: "RideBooking",
-      dependencies: ["IntentsKit", "ServiceKit", "RideBooking", argumentParser, logging]
+      dependencies: ["IntentsRuntime", "ServiceKit", "RideBooking", argumentParser, logging]
     ),
 
     .executableTarget(
@@ -281,7 +293,8 @@ let package = Package(
     .testTarget(
       name: "IntentsKitTests",
       dependencies: [
-        "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos", "MessagingProtos",
+        "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos",
+        "MessagingProtos",
         crypto, .product(name: "CryptoExtras", package: "swift-crypto"), nioCore, nioHTTP2, nioHPACK,
         .product(name: "NIOEmbedded", package: "swift-nio"),
         grpcCore,
@@ -294,7 +307,8 @@ let package = Package(
     .testTarget(
       name: "MessagingTests",
       dependencies: [
-        "Messaging", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "MessagingProtos", grpcCore,
+        "Messaging", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "MessagingProtos", grpcCore,
         grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
@@ -303,7 +317,8 @@ let package = Package(
     .testTarget(
       name: "PaymentsTests",
       dependencies: [
-        "Payments", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "PaymentsProtos", grpcCore,
+        "Payments", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "PaymentsProtos", grpcCore,
         grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
@@ -312,7 +327,8 @@ let package = Package(
     .testTarget(
       name: "RideBookingTests",
       dependencies: [
-        "RideBooking", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "RideBookingProtos",
+        "RideBooking", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "RideBookingProtos",
         grpcCore,
         grpcInProcess, grpcHTTP2, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
@@ -321,7 +337,8 @@ let package = Package(
     .testTarget(
       name: "ListsAndNotesTests",
       dependencies: [
-        "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ListsAndNotesProtos",
+        "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "ListsAndNotesProtos",
         grpcCore,
         grpcInProcess, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
@@ -330,7 +347,8 @@ let package = Package(
     .testTarget(
       name: "GatewayTests",
       dependencies: [
-        "Gateway", "IntentsKit", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos", "MessagingProtos",
+        "Gateway", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos",
+        "MessagingProtos",
         "ReflectionProtos", grpcCore,
         grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser, nioHTTP1, nioPosix, crypto,
       ],
@@ -340,7 +358,7 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
-        "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "ServiceKit", "IntentsKitTesting",
+        "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting",
         "ReflectionProtos",
         grpcCore, grpcHTTP2, grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
@@ -359,7 +377,8 @@ if Context.environment["INTENTMESH_FUZZ"] == "1" {
     .executableTarget(
       name: "IntentMeshFuzz",
       dependencies: [
-        "Gateway", "IntentsKit", "IntentsKitTesting", "ServiceKit", "IntentMeshProtos", "MessagingProtos",
+        "Gateway", "IntentsKit", "IntentsRuntime", "IntentsKitTesting", "ServiceKit", "IntentMeshProtos",
+        "MessagingProtos",
         "PaymentsProtos", "RideBookingProtos", "Messaging", "Payments", "RideBooking", "ListsAndNotes", grpcCore,
         swiftProtobuf, logging, nioCore, .product(name: "NIOEmbedded", package: "swift-nio"),
       ],

@@ -36,7 +36,7 @@ def main():
         "// Every `…IntentResponse` message with an enum `code` is an intent's response (one rule, no line per intent).",
         "",
         "internal import IntentsKit",
-        f"package import {module}",
+        f"internal import {module}",
         "",
     ] + [f"extension {name}: IntentResponseMessage {{}}" for name in names]
     with open(output, "w") as out:

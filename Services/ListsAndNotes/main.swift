@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import IntentsKit
+import IntentsRuntime
 import ListsAndNotes
 import ServiceKit
 

@@ -1,7 +1,7 @@
 // messaging-service: UnicornChat's Intents extension over gRPC.
 import ArgumentParser
 import Foundation
-import IntentsKit
+import IntentsRuntime
 import Messaging
 import ServiceKit
 

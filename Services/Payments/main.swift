@@ -1,7 +1,7 @@
 // payments-service: UnicornPay's Intents extension over gRPC.
 import ArgumentParser
 import Foundation
-import IntentsKit
+import IntentsRuntime
 import Payments
 import ServiceKit
 

@@ -4,6 +4,7 @@ package import GRPCCore
 package import GRPCInProcessTransport
 package import IntentMeshProtos
 package import IntentsKit
+package import IntentsRuntime
 internal import Logging
 internal import ServiceKit
 

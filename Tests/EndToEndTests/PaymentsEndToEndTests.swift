@@ -4,6 +4,7 @@ import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import IntentsKitTesting
 import IntentsKit
+import IntentsRuntime
 import Logging
 @testable import Payments
 import PaymentsProtos

@@ -4,6 +4,7 @@ import GRPCNIOTransportHTTP2
 import Gateway
 import IntentMeshProtos
 import IntentsKit
+import IntentsRuntime
 import IntentsKitTesting
 import Logging
 @testable import Messaging

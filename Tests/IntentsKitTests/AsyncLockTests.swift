@@ -1,4 +1,5 @@
 import IntentsKit
+import IntentsRuntime
 import Synchronization
 import Testing
 

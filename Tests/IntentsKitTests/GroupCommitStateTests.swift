@@ -1,6 +1,7 @@
 import Testing
 
 @testable import IntentsKit
+@testable import IntentsRuntime
 
 @Suite("Group commit bookkeeping")
 struct GroupCommitStateTests {

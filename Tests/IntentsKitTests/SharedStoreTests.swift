@@ -1,5 +1,6 @@
 import Foundation
 import IntentsKit
+import IntentsRuntime
 import IntentsKitTesting
 import Logging
 import SQLKit

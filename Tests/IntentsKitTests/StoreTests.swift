@@ -3,6 +3,7 @@ import SwiftProtobuf
 import MessagingProtos
 import Foundation
 import IntentsKit
+import IntentsRuntime
 import IntentsKitTesting
 import Logging
 import SQLKit

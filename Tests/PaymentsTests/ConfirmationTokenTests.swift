@@ -2,6 +2,7 @@ import Foundation
 import GRPCCore
 import IntentMeshProtos
 import IntentsKit
+import IntentsRuntime
 import IntentsKitTesting
 import Logging
 @testable import Payments

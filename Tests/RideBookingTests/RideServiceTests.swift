@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import IntentsKit
+import IntentsRuntime
 import IntentsKitTesting
 import Logging
 @testable import RideBooking

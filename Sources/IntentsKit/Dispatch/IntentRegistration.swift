@@ -1,7 +1,7 @@
-internal import Foundation
+package import Foundation
 package import IntentMeshProtos
-internal import SQLKit
-internal import SwiftProtobuf
+package import SQLKit
+package import SwiftProtobuf
 internal import ServiceKit
 
 /// One intent class a domain serves, with its handler's types erased so that dispatch by class name
@@ -17,16 +17,16 @@ package struct IntentRegistration: Sendable {
   package let supportsLiveUpdates: Bool
   package let viewController: AnyIntentViewController?
 
-  let decodeIntent: @Sendable (Google_Protobuf_Any?) throws -> any SwiftProtobuf.Message
-  let decodeResponse: @Sendable (Google_Protobuf_Any) throws -> any SwiftProtobuf.Message
+  package let decodeIntent: @Sendable (Google_Protobuf_Any?) throws -> any SwiftProtobuf.Message
+  package let decodeResponse: @Sendable (Google_Protobuf_Any) throws -> any SwiftProtobuf.Message
   /// The display text of a declared parameter of a decoded intent, from its typed value (nil when
   /// `keyPath` is not a declared parameter).
-  let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
-  let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
-  let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
-  let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
-  let samePayload: @Sendable (Google_Protobuf_Any?, Data) -> Bool
-  let liveUpdates:
+  package let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
+  package let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
+  package let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
+  package let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
+  package let samePayload: @Sendable (Google_Protobuf_Any?, Data) -> Bool
+  package let liveUpdates:
     (
       @Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void)
         async throws -> Void

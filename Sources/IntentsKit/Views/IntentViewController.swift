@@ -72,7 +72,7 @@ extension IntentViewController {
 package struct AnyIntentViewController: Sendable {
   /// The controller's view order; empty for the intent's declared order.
   package let parameterOrder: [Intentmesh_V1_Parameter]
-  let configure:
+  package let configure:
     @Sendable (
       Intentmesh_V1_ConfigureViewRequest, Intentmesh_V1_Interaction, IntentContext
     ) async throws -> ViewConfiguration

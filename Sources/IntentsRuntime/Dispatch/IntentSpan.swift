@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import GRPCCore
 internal import Logging
 internal import ServiceKit

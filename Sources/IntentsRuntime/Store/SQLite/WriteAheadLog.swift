@@ -1,3 +1,4 @@
+internal import IntentsKit
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import GRPCCore
 internal import ServiceKit
 internal import Tracing

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import NIOPosix
 internal import Synchronization
 

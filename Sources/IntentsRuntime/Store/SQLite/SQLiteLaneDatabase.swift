@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Logging
 internal import NIOCore
 internal import SQLKit

@@ -1,3 +1,4 @@
+package import IntentsKit
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import ArgumentParser

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Prometheus
 internal import ServiceKit
 internal import Synchronization

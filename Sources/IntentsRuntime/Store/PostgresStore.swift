@@ -1,3 +1,4 @@
+package import IntentsKit
 internal import Foundation
 package import Logging
 internal import PostgresKit

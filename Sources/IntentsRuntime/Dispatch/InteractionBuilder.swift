@@ -1,3 +1,4 @@
+package import IntentsKit
 package import Foundation
 package import IntentMeshProtos
 internal import SwiftProtobuf

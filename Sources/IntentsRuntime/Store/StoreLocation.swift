@@ -1,3 +1,4 @@
+package import IntentsKit
 package import Foundation
 
 /// Where a domain keeps its state, as one string: a SQLite file path (or `:memory:`), a

@@ -1,3 +1,4 @@
+internal import IntentsKit
 /// Which commits of a store are durable, and who waits for which: the bookkeeping of group commit.
 ///
 /// A transaction commits to the write-ahead log without waiting on the disk, and is numbered

@@ -1,3 +1,4 @@
+package import IntentsKit
 package import Logging
 
 /// Opens the store a location names.

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import Foundation

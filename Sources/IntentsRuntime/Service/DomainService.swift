@@ -1,3 +1,4 @@
+package import IntentsKit
 internal import SwiftProtobuf
 package import Foundation
 internal import GRPCCore

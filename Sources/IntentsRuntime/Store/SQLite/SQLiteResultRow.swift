@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import SQLKit
 internal import SQLiteKit
 internal import SQLiteNIO
