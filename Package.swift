@@ -137,14 +137,24 @@ let package = Package(
     protos("ListsAndNotesProtos", dependencies: ["IntentMeshProtos"]),
     protos("ReflectionProtos"),
 
+    // The values every IntentMesh module shares, domains included: errors with their gRPC status and
+    // reason, the verified caller of a call, name matching, enum case names, the contracts' descriptor
+    // set. No transport, no server: a domain links this instead of ServiceKit.
+    .target(
+      name: "IntentMeshCore",
+      dependencies: ["IntentMeshProtos", grpcCore, grpcProtobuf, swiftProtobuf],
+      swiftSettings: strictSettings
+    ),
+
     // What every server process shares, the gateway included: transport settings, health, metrics,
     // reflection, request ids, error details. No store and no Foundation (FoundationEssentials only),
     // so the gateway that links it stays small.
     .target(
       name: "ServiceKit",
       dependencies: [
-        "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
-        serviceLifecycle, nioCore, nioPosix, nioHTTP1, nioHTTP2, nioHPACK, prometheus, jwtKit, crypto, httpClient,
+        "IntentMeshCore", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf,
+        logging, serviceLifecycle, nioCore, nioPosix, nioHTTP1, nioHTTP2, nioHPACK, prometheus, jwtKit, crypto,
+        httpClient,
         argumentParser, nioSSL, tracing, otel,
       ],
       swiftSettings: strictSettings
@@ -159,7 +169,7 @@ let package = Package(
     .target(
       name: "IntentsKit",
       dependencies: [
-        "ServiceKit", "IntentMeshProtos", grpcCore, swiftProtobuf, logging, sqlKit,
+        "IntentMeshCore", "IntentMeshProtos", grpcCore, swiftProtobuf, logging, sqlKit,
       ],
       swiftSettings: strictSettings
     ),
@@ -169,7 +179,8 @@ let package = Package(
     .target(
       name: "IntentsRuntime",
       dependencies: [
-        "IntentsKit", "CSQLiteOptions", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", grpcCore, grpcProtobuf,
+        "IntentsKit", "CSQLiteOptions", "ServiceKit", "IntentMeshCore", "IntentMeshProtos", "ReflectionProtos",
+        grpcCore, grpcProtobuf,
         grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit,
         postgresNIO, nioCore, nioPosix, nioHTTP1, argumentParser, prometheus, crypto, tracing,
       ],
@@ -180,7 +191,8 @@ let package = Package(
     .target(
       name: "IntentsKitTesting",
       dependencies: [
-        "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshProtos", grpcCore, grpcInProcess, logging,
+        "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentMeshProtos", grpcCore, grpcInProcess,
+        logging,
         swiftProtobuf, crypto, x509,
         .product(name: "SwiftASN1", package: "swift-asn1"),
       ],
@@ -197,7 +209,8 @@ let package = Package(
     .target(
       name: "Messaging",
       dependencies: [
-        "IntentsKit", "ServiceKit", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging, swiftProtobuf,
+        "IntentsKit", "IntentMeshCore", "MessagingProtos", "IntentMeshProtos", "CQRencode", sqlKit, logging,
+        swiftProtobuf,
         grpcCore,
       ],
       swiftSettings: strictSettings
@@ -206,7 +219,7 @@ let package = Package(
     .target(
       name: "Payments",
       dependencies: [
-        "IntentsKit", "ServiceKit", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf, grpcCore,
+        "IntentsKit", "IntentMeshCore", "PaymentsProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf, grpcCore,
       ],
       swiftSettings: strictSettings
     ),
@@ -214,7 +227,7 @@ let package = Package(
     .target(
       name: "RideBooking",
       dependencies: [
-        "IntentsKit", "ServiceKit", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
+        "IntentsKit", "IntentMeshCore", "RideBookingProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
         grpcCore,
       ],
       swiftSettings: strictSettings
@@ -223,7 +236,7 @@ let package = Package(
     .target(
       name: "ListsAndNotes",
       dependencies: [
-        "IntentsKit", "ServiceKit", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
+        "IntentsKit", "IntentMeshCore", "ListsAndNotesProtos", "IntentMeshProtos", sqlKit, logging, swiftProtobuf,
         grpcCore,
       ],
       swiftSettings: strictSettings
@@ -233,7 +246,8 @@ let package = Package(
     .target(
       name: "Gateway",
       dependencies: [
-        "ServiceKit", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging, serviceLifecycle,
+        "ServiceKit", "IntentMeshCore", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
+        serviceLifecycle,
         unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL, nioHTTP1, nioHTTP2,
         tracing,
       ],
@@ -279,7 +293,7 @@ let package = Package(
     .executableTarget(
       name: "IntentMeshCLI",
       dependencies: [
-        "IntentMeshProtos", "ServiceKit", grpcCore, grpcHTTP2, swiftProtobuf, argumentParser,
+        "IntentMeshProtos", "ServiceKit", "IntentMeshCore", grpcCore, grpcHTTP2, swiftProtobuf, argumentParser,
       ],
       swiftSettings: strictSettings
     ),
@@ -293,7 +307,8 @@ let package = Package(
     .testTarget(
       name: "IntentsKitTests",
       dependencies: [
-        "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos", "ReflectionProtos",
+        "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting", "IntentMeshProtos",
+        "ReflectionProtos",
         "MessagingProtos",
         crypto, .product(name: "CryptoExtras", package: "swift-crypto"), nioCore, nioHTTP2, nioHPACK,
         .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -307,7 +322,8 @@ let package = Package(
     .testTarget(
       name: "MessagingTests",
       dependencies: [
-        "Messaging", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "Messaging", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting",
+        "IntentMeshProtos",
         "MessagingProtos", grpcCore,
         grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
@@ -317,7 +333,8 @@ let package = Package(
     .testTarget(
       name: "PaymentsTests",
       dependencies: [
-        "Payments", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "Payments", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting",
+        "IntentMeshProtos",
         "PaymentsProtos", grpcCore,
         grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
@@ -327,7 +344,8 @@ let package = Package(
     .testTarget(
       name: "RideBookingTests",
       dependencies: [
-        "RideBooking", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "RideBooking", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting",
+        "IntentMeshProtos",
         "RideBookingProtos",
         grpcCore,
         grpcInProcess, grpcHTTP2, grpcProtobuf, swiftProtobuf, sqlKit, logging,
@@ -337,7 +355,8 @@ let package = Package(
     .testTarget(
       name: "ListsAndNotesTests",
       dependencies: [
-        "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "IntentMeshProtos",
+        "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting",
+        "IntentMeshProtos",
         "ListsAndNotesProtos",
         grpcCore,
         grpcInProcess, grpcProtobuf, swiftProtobuf, sqlKit, logging,
@@ -347,7 +366,8 @@ let package = Package(
     .testTarget(
       name: "GatewayTests",
       dependencies: [
-        "Gateway", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting", "Messaging", "IntentMeshProtos",
+        "Gateway", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting", "Messaging",
+        "IntentMeshProtos",
         "MessagingProtos",
         "ReflectionProtos", grpcCore,
         grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser, nioHTTP1, nioPosix, crypto,
@@ -358,7 +378,8 @@ let package = Package(
       name: "EndToEndTests",
       dependencies: [
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
-        "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentsKitTesting",
+        "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore",
+        "IntentsKitTesting",
         "ReflectionProtos",
         grpcCore, grpcHTTP2, grpcInProcess,
         grpcProtobuf, swiftProtobuf, sqlKit, logging,
@@ -377,7 +398,8 @@ if Context.environment["INTENTMESH_FUZZ"] == "1" {
     .executableTarget(
       name: "IntentMeshFuzz",
       dependencies: [
-        "Gateway", "IntentsKit", "IntentsRuntime", "IntentsKitTesting", "ServiceKit", "IntentMeshProtos",
+        "Gateway", "IntentsKit", "IntentsRuntime", "IntentsKitTesting", "ServiceKit", "IntentMeshCore",
+        "IntentMeshProtos",
         "MessagingProtos",
         "PaymentsProtos", "RideBookingProtos", "Messaging", "Payments", "RideBooking", "ListsAndNotes", grpcCore,
         swiftProtobuf, logging, nioCore, .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -4,7 +4,7 @@ internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import PaymentsProtos
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Short names for the generated payments contract.
 typealias SendPaymentIntent = Intentmesh_Payments_V1_SendPaymentIntent

@@ -3,6 +3,7 @@ import Gateway
 import IntentMeshProtos
 import ReflectionProtos
 import ServiceKit
+import IntentMeshCore
 import SwiftProtobuf
 import Testing
 

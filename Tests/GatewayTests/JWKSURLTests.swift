@@ -4,6 +4,7 @@ import IntentsKitTesting
 import Logging
 import NIOHTTP1
 import ServiceKit
+import IntentMeshCore
 import Testing
 
 /// Keys from an identity provider's `jwks_uri`, over HTTP: loaded at start, fetched again when a

@@ -7,6 +7,7 @@ import IntentMeshProtos
 import IntentsKitTesting
 import Logging
 import ServiceKit
+import IntentMeshCore
 import Testing
 
 /// Bearer tokens checked as every service checks them: the accepted algorithms, and each way a token

@@ -5,6 +5,7 @@ import IntentMeshProtos
 import MessagingProtos
 import Testing
 import ServiceKit
+import IntentMeshCore
 
 @Suite("Values: key paths, display text, dates, names")
 struct ValueTests {

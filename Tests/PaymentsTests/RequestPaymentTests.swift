@@ -7,6 +7,7 @@ import PaymentsProtos
 import IntentsKitTesting
 import Testing
 import ServiceKit
+import IntentMeshCore
 
 @Suite("INRequestPaymentIntent: resolve, confirm and handle")
 struct RequestPaymentTests {

@@ -1,4 +1,5 @@
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// Which web origins may call the gateway from a page served elsewhere (the gateway's own page is
 /// same-origin and needs none), and the CORS headers that say so. An origin not configured gets

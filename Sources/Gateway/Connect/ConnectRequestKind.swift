@@ -1,4 +1,5 @@
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// How a request that is not plain gRPC wants to be answered, from its method and content type:
 /// the Connect protocol's unary or streaming form, or gRPC-Web, each with JSON or binary messages.

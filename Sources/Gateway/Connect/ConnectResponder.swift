@@ -1,5 +1,6 @@
 internal import GRPCCore
 internal import ServiceKit
+internal import IntentMeshCore
 internal import Synchronization
 
 /// Answers the gateway's web requests: the Connect protocol (unary JSON or binary, server streams

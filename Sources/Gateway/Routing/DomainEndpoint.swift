@@ -1,6 +1,7 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// Where a domain service listens: an address (or a name) and a port, and, for an address found by
 /// resolving a configured name, that name (sent as TLS SNI, checked against the domain's

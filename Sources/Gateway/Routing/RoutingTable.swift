@@ -1,6 +1,7 @@
 internal import SwiftProtobuf
 package import IntentMeshProtos
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// Intent class (and app name) → the domain that handles it, built from the domains' manifests.
 package struct RoutingTable: Sendable {

@@ -2,6 +2,7 @@ internal import SwiftProtobuf
 package import GRPCCore
 package import IntentMeshProtos
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// `intentmesh.v1.IntentsExtension` on the gateway: each call goes to the domain that owns the
 /// intent class, payload bytes untouched, status and message of the domain's answer passed back.

@@ -2,6 +2,7 @@ internal import SwiftProtobuf
 package import GRPCCore
 package import IntentMeshProtos
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// `intentmesh.gateway.v1.Gateway`: the conversation, the layout, the routing table.
 package struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {

@@ -1,6 +1,6 @@
 internal import IntentMeshProtos
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Unpacks an intent's `google.protobuf.Any` payload into its generated message.
 package enum IntentPayload {

@@ -2,7 +2,7 @@ package import Foundation
 package import IntentMeshProtos
 package import SQLKit
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// One intent class a domain serves, with its handler's types erased so that dispatch by class name
 /// needs no generics. Made with `IntentRegistration.handler(_:make:)`.

@@ -1,6 +1,6 @@
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// The handler registrations of a domain, by intent class (SiriKit's `INExtension.handler(for:)`).
 package struct IntentRegistry: Sendable {

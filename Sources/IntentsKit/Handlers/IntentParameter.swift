@@ -1,6 +1,6 @@
 package import IntentMeshProtos
 internal import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// One parameter of an intent as a handler declares it: its key path, how it is resolved, and how a
 /// settled value is written back into the intent.

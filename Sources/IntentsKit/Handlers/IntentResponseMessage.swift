@@ -1,6 +1,6 @@
 package import IntentMeshProtos
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// A generated response message of an intent (`SendMessageIntentResponse`): it has the intent's own
 /// code enum, named as SiriKit names the codes.

@@ -1,6 +1,6 @@
 package import IntentMeshProtos
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// A value an intent parameter can hold: it travels in a `google.protobuf.Any`, knows when it is
 /// absent, and has a text a host can show or speak.

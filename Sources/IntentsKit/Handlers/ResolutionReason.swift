@@ -1,6 +1,6 @@
 package import IntentMeshProtos
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Why a value is unsupported or needs confirmation: a case of a domain's reason enum
 /// (SiriKit's `INSendMessageRecipientUnsupportedReason.noAccount`) and a sentence for the user.

@@ -1,6 +1,6 @@
 internal import IntentMeshProtos
 package import Foundation
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// A domain's `AppIntentVocabulary.plist`: `ParameterVocabularies` (terms and their synonyms for
 /// some parameters) and `IntentPhrases` (sample utterances), as SiriKit reads it.

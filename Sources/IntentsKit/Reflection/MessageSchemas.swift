@@ -1,5 +1,5 @@
 internal import Foundation
-internal import ServiceKit
+internal import IntentMeshCore
 internal import SwiftProtobuf
 
 /// The fields of every message in the contracts, from the embedded descriptor set: enough to tell

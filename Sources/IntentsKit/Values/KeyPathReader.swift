@@ -1,7 +1,7 @@
 internal import IntentMeshProtos
 internal import Foundation
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Reads a parameter value out of any generated message by SiriKit-style key path: "recipients",
 /// "recipients[1]", "rideStatus.driver", "rideStatus.driver.person.displayName".

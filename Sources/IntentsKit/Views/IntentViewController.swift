@@ -1,6 +1,6 @@
 package import IntentMeshProtos
 package import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// What the app answers for one step of the view sequence: SiriKit's completion
 /// `(success, configuredParameters, desiredSize)` plus the declarative view it draws.

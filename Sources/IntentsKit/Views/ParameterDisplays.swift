@@ -1,6 +1,6 @@
 package import IntentMeshProtos
 internal import SwiftProtobuf
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// The default-view values of parameters: what a host draws for the parameters the app declines.
 /// Each message (the intent, the response) is decoded and encoded once per request, however many

@@ -6,6 +6,7 @@ internal import Logging
 internal import SQLKit
 internal import SwiftProtobuf
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// The `intentmesh.v1.IntentsExtension` service of a domain: dispatch by intent class to a fresh
 /// handler, SiriKit's defaults, exactly-once Handle, view configuration and user vocabulary.

@@ -4,6 +4,7 @@ package import Foundation
 package import IntentMeshProtos
 package import Logging
 internal import ServiceKit
+internal import IntentMeshCore
 
 /// The checks every intent RPC makes before a handler runs, in SiriKit's order: who the user is,
 /// which handler owns the class, whether the device must be unlocked.

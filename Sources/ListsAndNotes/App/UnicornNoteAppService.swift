@@ -3,7 +3,7 @@ internal import GRPCCore
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import ListsAndNotesProtos
-internal import ServiceKit
+internal import IntentMeshCore
 internal import SQLKit
 internal import SwiftProtobuf
 

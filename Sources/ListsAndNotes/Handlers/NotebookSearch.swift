@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// SearchForNotebookItems' filters over a notebook: title, content, item type, status, location
 /// trigger, date range by created / modified / due date, identifier; sorted by that date when one

@@ -2,7 +2,7 @@ internal import Foundation
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Which place reminders a user's move fires: "when I get to work" when they enter the place,
 /// "when I leave home" when they leave it. A reminder's place is its placemark's own location

@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Everything a user has in UnicornNote, read in one transaction: what resolution and search work on.
 struct Notebook: Sendable {

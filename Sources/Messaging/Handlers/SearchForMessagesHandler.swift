@@ -5,7 +5,7 @@ internal import MessagingProtos
 internal import Foundation
 internal import IntentsKit
 internal import SQLKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// INSearchForMessagesIntent: recipients, senders, attributes, date range, group names and search
 /// terms; too many results is SiriKit's failureMessageTooManyResults. Followed live

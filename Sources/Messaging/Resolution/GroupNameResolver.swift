@@ -4,7 +4,7 @@ internal import MessagingProtos
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Matches a spoken group name against the user's groups.
 struct GroupNameResolver: Sendable {

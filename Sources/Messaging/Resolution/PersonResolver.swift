@@ -5,7 +5,7 @@ internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Finds the contacts a spoken person names: by identifier, by the user's vocabulary (unicorn names
 /// such as "Sparkle Sparkly" → Scott), or by display, given, nick name or handle.

@@ -2,7 +2,7 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// UnicornPay's rules for moving money between accounts: the fee (free within one organization,
 /// 2.50 across organizations) and the amount a transfer or bill payment may be.

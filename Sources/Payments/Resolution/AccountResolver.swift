@@ -4,7 +4,7 @@ internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Finds the user's accounts a spoken account names (session 214: by nickname such as "Rainbow
 /// Savings" — registered as paymentsAccountNickname vocabulary — by organization name, by type, or

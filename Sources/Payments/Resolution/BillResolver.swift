@@ -4,7 +4,7 @@ internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Finds the bills a spoken bill payee (and bill type) names, by payee nickname, organization name
 /// or account number.

@@ -4,7 +4,7 @@ internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Finds the payees a spoken person names — by identifier, by the user's contact-name vocabulary, or
 /// by display, given or full name or handle — and applies SendPayment's and RequestPayment's rules.

@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// The accounts list of session 214: one row per account found — nickname, organization and the
 /// balance asked for — claiming the search's parameters once there is a result. Before handle there

@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// The bills a search found ("what bills do I have due this week?"): one row per bill — payee,
 /// amount due, due date and status — claiming the search's parameters once there is a result.

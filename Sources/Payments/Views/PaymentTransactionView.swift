@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// SiriKit's payment-transaction view (displaysPaymentTransaction): who, how much, the note and the
 /// status, drawn for a sent or requested payment — a draft before handle, the record after.

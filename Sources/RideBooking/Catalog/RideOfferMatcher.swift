@@ -2,7 +2,7 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// Finds the offer a spoken ride option name means: its name, or a synonym the app vocabulary
 /// (`AppIntentVocabulary.plist`, `INRequestRideIntent.rideOptionName`) lists for it — "two-horned

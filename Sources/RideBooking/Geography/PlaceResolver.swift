@@ -3,7 +3,7 @@ internal import SwiftProtobuf
 internal import RideBookingProtos
 internal import IntentMeshProtos
 internal import IntentsKit
-internal import ServiceKit
+internal import IntentMeshCore
 
 /// The programming guide's rule for a pickup or drop-off: inside the service area → success,
 /// outside → unsupported, missing → needs value. A placemark without coordinates is looked up by

@@ -1,4 +1,5 @@
 package import GRPCCore
+import IntentMeshCore
 
 /// Verifies every call's bearer token before any handler or store is touched, and makes the caller
 /// visible to the handler (and to a streaming response) as `VerifiedCaller.current`. Describe, health,

@@ -1,3 +1,5 @@
+package import IntentMeshCore
+
 /// What a token must say to be accepted, besides a good signature.
 package struct TokenPolicy: Sendable, Equatable {
   /// The `iss` every token must carry: the identity provider's issuer URL.

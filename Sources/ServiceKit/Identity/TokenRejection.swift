@@ -1,4 +1,5 @@
 package import GRPCCore
+import IntentMeshCore
 
 /// Why a bearer token was not accepted: always UNAUTHENTICATED, with a message that says which check
 /// failed and a stable reason for clients that branch on it. Nothing of the token is echoed back.

@@ -6,6 +6,7 @@
 internal import JWTKit
 package import Logging
 internal import Synchronization
+package import IntentMeshCore
 
 /// Verifies bearer tokens against a JWKS and a `TokenPolicy`: algorithm first (public-key ones only),
 /// then a known `kid` whose key fits the algorithm, then the signature, then the claims. Verified

@@ -1,4 +1,5 @@
 internal import Synchronization
+package import IntentMeshCore
 
 /// Tokens that passed every check, until they expire: a call with a known token costs one dictionary
 /// lookup, not a signature check. Bounded: when full, expired entries go first, then a quarter of the

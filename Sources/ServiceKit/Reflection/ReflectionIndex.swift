@@ -5,6 +5,7 @@
 #endif
 package import ReflectionProtos
 package import SwiftProtobuf
+import IntentMeshCore
 
 /// What gRPC server reflection answers from: every file of a FileDescriptorSet by name, each
 /// symbol (message, enum, service, method, extension) by its full name, and extensions by the
