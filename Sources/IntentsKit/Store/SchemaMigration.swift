@@ -35,7 +35,7 @@ package enum SchemaMigrator {
           try await database.raw(SQLQueryString(statement)).run()
         }
         try await database.raw(
-          "INSERT INTO intentmesh_schema_migrations (id, applied_at) VALUES (\(bind: migration.id), \(bind: StoreTime.millisecondsNow()))"
+          "INSERT INTO intentmesh_schema_migrations (id, applied_at) VALUES (\(bind: migration.id), \(bind: Date().epochMilliseconds))"
         ).run()
         return true
       }
@@ -86,10 +86,4 @@ package enum SchemaMigrator {
         """
       ]),
   ]
-}
-
-enum StoreTime {
-  static func millisecondsNow() -> Int64 {
-    Int64((Date().timeIntervalSince1970 * 1000).rounded())
-  }
 }

@@ -133,7 +133,7 @@ package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleSer
           userID: intentContext.userID, identifier: intent.identifier,
           entry: .init(
             intentClass: intent.intentClass, payload: payloadBytes, response: try response.serializedBytes()),
-          at: Int64((intentContext.now.timeIntervalSince1970 * 1000).rounded()), in: database)
+          at: intentContext.now.epochMilliseconds, in: database)
         return response
       }
     }

@@ -57,7 +57,7 @@ struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServic
       let fired = reminders.fired(from: try await UserPlaceBook.lastLocation(of: userID, in: database), to: here)
       for (task, cause) in fired {
         try await ReminderInbox.record(
-          .init(taskID: task.id, firedAt: NotebookTime.milliseconds(now), cause: cause), for: userID, in: database)
+          .init(taskID: task.id, firedAt: now.epochMilliseconds, cause: cause), for: userID, in: database)
       }
       try await UserPlaceBook.setLocation(here, of: userID, at: now, in: database)
       return fired.map(\.task)

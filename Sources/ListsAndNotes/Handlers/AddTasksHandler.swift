@@ -90,7 +90,7 @@ struct AddTasksHandler: IntentHandler {
     }
     let resolver = ItemResolver(notebook: notebook, timeZone: context.timeZone)
     let found = resolver.lists(named: target.title, identifier: target.identifier)
-    let now = NotebookTime.milliseconds(context.now)
+    let now = context.now.epochMilliseconds
     let list: StoredTaskList
     switch found.count {
     case 1: list = found[0]
@@ -106,7 +106,7 @@ struct AddTasksHandler: IntentHandler {
     let existing = notebook.tasks.filter { $0.listID == list.id }
     let due =
       intent.hasTemporalEventTrigger
-      ? TriggerRules.dueAt(intent.temporalEventTrigger, context: context).map(NotebookTime.milliseconds) : nil
+      ? TriggerRules.dueAt(intent.temporalEventTrigger, context: context).map(\.epochMilliseconds) : nil
     var added: [StoredTask] = []
     for title in titles {
       let task = StoredTask(

@@ -65,7 +65,7 @@ struct AppendToNoteHandler: IntentHandler {
     case .failure(let refused): return refused.answer
     case .success(var note):
       note.contents.append(intent.content)
-      note.modifiedAt = NotebookTime.milliseconds(context.now)
+      note.modifiedAt = context.now.epochMilliseconds
       try await NoteBook.update(note, in: database)
       var response = Response(code: .success)
       response.note = note.note(in: context.timeZone)

@@ -63,7 +63,7 @@ struct CreateNoteHandler: IntentHandler {
       intent.hasGroupName && !intent.groupName.spokenPhrase.isEmpty
       ? notebook.folder(named: intent.groupName.spokenPhrase).name : ""
     try await TaskListBook.addFolder(folder, for: context.userID, in: database)
-    let now = NotebookTime.milliseconds(context.now)
+    let now = context.now.epochMilliseconds
     let hasContent = intent.hasContent && intent.content.content != nil && intent.content.displayText != ""
     let note = StoredNote(
       id: identifiers.next(), userID: context.userID, title: title, folder: folder,

@@ -55,7 +55,7 @@ struct CreateTaskListHandler: IntentHandler {
       intent.hasGroupName && !intent.groupName.spokenPhrase.isEmpty
       ? notebook.folder(named: intent.groupName.spokenPhrase).name : ""
     try await TaskListBook.addFolder(folder, for: context.userID, in: database)
-    let now = NotebookTime.milliseconds(context.now)
+    let now = context.now.epochMilliseconds
     let list = StoredTaskList(
       id: identifiers.next(), userID: context.userID, title: title, folder: folder, createdAt: now, modifiedAt: now)
     try await TaskListBook.insert(list, in: database)

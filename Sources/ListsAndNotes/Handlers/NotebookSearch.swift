@@ -43,7 +43,7 @@ struct NotebookSearch: Sendable {
   func inRange(_ milliseconds: Int64) -> Bool {
     guard intent.hasDateTime else { return true }
     let interval = CalendarDates.interval(of: intent.dateTime, timeZone: context.timeZone, reference: context.now)
-    let date = NotebookTime.date(milliseconds)
+    let date = Date(epochMilliseconds: milliseconds)
     if let start = interval.start, date < start { return false }
     if let end = interval.end, date > end { return false }
     return true
@@ -57,7 +57,7 @@ struct NotebookSearch: Sendable {
       // The first due moment was fixed when the reminder was made; a search must not re-read
       // "at 5 p.m." as 5 p.m. on the day of the search.
       guard let trigger = task.temporalTrigger, let dueAt = task.dueAt else { return nil }
-      let start = NotebookTime.date(dueAt)
+      let start = Date(epochMilliseconds: dueAt)
       let range = trigger.dateComponentsRange
       let interval = CalendarDates.interval(of: intent.dateTime, timeZone: context.timeZone, reference: context.now)
       let after = (interval.start ?? .distantPast).addingTimeInterval(-0.001)
@@ -65,7 +65,7 @@ struct NotebookSearch: Sendable {
       return Recurrence.occurrences(
         start: start, rule: range.hasRecurrenceRule ? range.recurrenceRule : nil, timeZone: context.timeZone,
         after: after, through: through, limit: 1
-      ).first.map(NotebookTime.milliseconds)
+      ).first.map(\.epochMilliseconds)
     default: return task.createdAt
     }
   }

@@ -59,9 +59,9 @@ struct SetTaskAttributeHandler: IntentHandler {
       guard case .success = TriggerRules.resolveTemporal(intent.temporalEventTrigger, given: true, context: context)
       else { return IntentRefusal(.failure, "invalidTemporalTrigger").answer }
       task.temporalTrigger = intent.temporalEventTrigger
-      task.dueAt = TriggerRules.dueAt(intent.temporalEventTrigger, context: context).map(NotebookTime.milliseconds)
+      task.dueAt = TriggerRules.dueAt(intent.temporalEventTrigger, context: context).map(\.epochMilliseconds)
     }
-    task.modifiedAt = NotebookTime.milliseconds(context.now)
+    task.modifiedAt = context.now.epochMilliseconds
     try await TaskBook.update(task, in: database)
     try await TaskListBook.touch(task.listID, at: task.modifiedAt, in: database)
     var response = Response(code: .success)

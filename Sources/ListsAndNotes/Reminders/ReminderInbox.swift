@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import IntentMeshProtos
 internal import ListsAndNotesProtos
@@ -36,14 +37,14 @@ enum ReminderInbox {
     let watermark = try await database.raw(
       "SELECT through_ms FROM notes_reminder_watermarks WHERE user_id = \(bind: userID)"
     ).first()?.decode(column: "through_ms", as: Int64.self)
-    let after = watermark.map(NotebookTime.date) ?? now.addingTimeInterval(-firstLookback)
+    let after = watermark.map(Date.init(epochMilliseconds:)) ?? now.addingTimeInterval(-firstLookback)
     for (task, at) in schedule.occurrences(after: after, through: now) {
       try await record(
-        Firing(taskID: task.id, firedAt: NotebookTime.milliseconds(at), cause: .time), for: userID, in: database)
+        Firing(taskID: task.id, firedAt: at.epochMilliseconds, cause: .time), for: userID, in: database)
     }
     try await database.raw(
       """
-      INSERT INTO notes_reminder_watermarks (user_id, through_ms) VALUES (\(bind: userID), \(bind: NotebookTime.milliseconds(now)))
+      INSERT INTO notes_reminder_watermarks (user_id, through_ms) VALUES (\(bind: userID), \(bind: now.epochMilliseconds))
       ON CONFLICT (user_id) DO UPDATE SET through_ms = excluded.through_ms
       """
     ).run()

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -16,7 +17,7 @@ struct ReminderSchedule: Sendable {
   func start(of task: StoredTask) -> (Date, Intentmesh_V1_RecurrenceRule?)? {
     guard let dueAt = task.dueAt else { return nil }
     let range = task.temporalTrigger?.dateComponentsRange
-    return (NotebookTime.date(dueAt), range?.hasRecurrenceRule == true ? range?.recurrenceRule : nil)
+    return (Date(epochMilliseconds: dueAt), range?.hasRecurrenceRule == true ? range?.recurrenceRule : nil)
   }
 
   /// The reminders with a due moment after `after` and not later than `through`, soonest first.

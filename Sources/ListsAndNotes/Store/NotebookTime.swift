@@ -1,18 +1,16 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 
-/// Store times (milliseconds since 1970) and the date components SiriKit shows them as.
+/// The date components SiriKit shows a stored time (milliseconds since 1970) as.
 enum NotebookTime {
-  static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-  static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-
   /// The calendar fields of `milliseconds` in `timeZone`, down to the minute.
   static func components(_ milliseconds: Int64, in timeZone: TimeZone) -> Intentmesh_V1_DateComponents {
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
-    let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date(milliseconds))
+    let parts = calendar.dateComponents(
+      [.year, .month, .day, .hour, .minute], from: Date(epochMilliseconds: milliseconds))
     return .with {
       $0.year = Int32(parts.year ?? 1970)
       $0.month = Int32(parts.month ?? 1)

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -62,7 +63,7 @@ enum NoteBook {
         title: try row.decode(column: "title", as: String.self),
         folder: try row.decode(column: "folder", as: String.self),
         contents: try NoteContents.decode(json),
-        passwordProtected: try row.decode(column: "password_protected", as: Int.self) != 0,
+        passwordProtected: try row.decodeFlag(column: "password_protected"),
         createdAt: try row.decode(column: "created_at", as: Int64.self),
         modifiedAt: try row.decode(column: "modified_at", as: Int64.self))
     }
@@ -73,7 +74,7 @@ enum NoteBook {
       """
       INSERT INTO notes_notes (note_id, user_id, title, folder, contents, password_protected, created_at, modified_at)
       VALUES (\(bind: note.id), \(bind: note.userID), \(bind: note.title), \(bind: note.folder),
-              \(bind: try NoteContents.encode(note.contents)), \(bind: note.passwordProtected ? 1 : 0),
+              \(bind: try NoteContents.encode(note.contents)), \(bind: note.passwordProtected.rowValue),
               \(bind: note.createdAt), \(bind: note.modifiedAt))
       """
     ).run()

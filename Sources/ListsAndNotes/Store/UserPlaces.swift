@@ -63,7 +63,7 @@ enum UserPlaceBook {
     try await database.raw(
       """
       INSERT INTO notes_locations (user_id, latitude, longitude, reported_at)
-      VALUES (\(bind: userID), \(bind: point.latitude), \(bind: point.longitude), \(bind: NotebookTime.milliseconds(date)))
+      VALUES (\(bind: userID), \(bind: point.latitude), \(bind: point.longitude), \(bind: date.epochMilliseconds))
       ON CONFLICT (user_id) DO UPDATE SET latitude = excluded.latitude, longitude = excluded.longitude,
         reported_at = excluded.reported_at
       """

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import Logging
 internal import MessagingProtos
@@ -119,8 +120,8 @@ enum ContactDirectory {
       nickname: try row.decode(column: "nickname", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),
       userID: try row.decode(column: "contact_user", as: String.self),
-      hasAccount: try row.decode(column: "has_account", as: Int.self) != 0,
-      messagingEnabled: try row.decode(column: "messaging_enabled", as: Int.self) != 0)
+      hasAccount: try row.decodeFlag(column: "has_account"),
+      messagingEnabled: try row.decodeFlag(column: "messaging_enabled"))
   }
 }
 

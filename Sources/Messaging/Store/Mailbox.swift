@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
@@ -12,10 +13,10 @@ enum Mailbox {
       """
       INSERT INTO messaging_messages (message_id, user_id, conversation_id, outgoing, sender_id, recipient_ids, content,
         group_name, sent_at, is_read, is_flagged, is_played, message_type, intent_identifier, arrival)
-      VALUES (\(bind: message.id), \(bind: message.userID), \(bind: message.conversationID), \(bind: message.outgoing ? 1 : 0),
+      VALUES (\(bind: message.id), \(bind: message.userID), \(bind: message.conversationID), \(bind: message.outgoing.rowValue),
         \(bind: message.senderID), \(bind: message.recipientIDs.joined(separator: ",")), \(bind: message.content),
-        \(bind: message.groupName), \(bind: milliseconds(message.sentAt)), \(bind: message.isRead ? 1 : 0),
-        \(bind: message.isFlagged ? 1 : 0), \(bind: message.isPlayed ? 1 : 0), \(bind: message.messageType),
+        \(bind: message.groupName), \(bind: message.sentAt.epochMilliseconds), \(bind: message.isRead.rowValue),
+        \(bind: message.isFlagged.rowValue), \(bind: message.isPlayed.rowValue), \(bind: message.messageType),
         \(bind: message.intentIdentifier), \(bind: message.arrival))
       """
     ).run()
@@ -25,8 +26,8 @@ enum Mailbox {
   static func messages(
     of userID: String, from: Date? = nil, to: Date? = nil, in database: any SQLDatabase
   ) async throws -> [StoredMessage] {
-    let lower = from.map(milliseconds) ?? Int64.min
-    let upper = to.map(milliseconds) ?? Int64.max
+    let lower = from.map(\.epochMilliseconds) ?? Int64.min
+    let upper = to.map(\.epochMilliseconds) ?? Int64.max
     return try await database.raw(
       """
       SELECT * FROM messaging_messages
@@ -94,8 +95,8 @@ enum Mailbox {
   static func updateFlags(of message: StoredMessage, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
-      UPDATE messaging_messages SET is_read = \(bind: message.isRead ? 1 : 0), is_flagged = \(bind: message.isFlagged ? 1 : 0),
-        is_played = \(bind: message.isPlayed ? 1 : 0)
+      UPDATE messaging_messages SET is_read = \(bind: message.isRead.rowValue), is_flagged = \(bind: message.isFlagged.rowValue),
+        is_played = \(bind: message.isPlayed.rowValue)
       WHERE user_id = \(bind: message.userID) AND message_id = \(bind: message.id)
       """
     ).run()
@@ -107,22 +108,18 @@ enum Mailbox {
       id: try row.decode(column: "message_id", as: String.self),
       userID: try row.decode(column: "user_id", as: String.self),
       conversationID: try row.decode(column: "conversation_id", as: String.self),
-      outgoing: try row.decode(column: "outgoing", as: Int.self) != 0,
+      outgoing: try row.decodeFlag(column: "outgoing"),
       senderID: try row.decode(column: "sender_id", as: String.self),
       recipientIDs: recipients.isEmpty ? [] : recipients.split(separator: ",").map(String.init),
       content: try row.decode(column: "content", as: String.self),
       groupName: try row.decode(column: "group_name", as: String.self),
-      sentAt: Date(timeIntervalSince1970: Double(try row.decode(column: "sent_at", as: Int64.self)) / 1000),
-      isRead: try row.decode(column: "is_read", as: Int.self) != 0,
-      isFlagged: try row.decode(column: "is_flagged", as: Int.self) != 0,
-      isPlayed: try row.decode(column: "is_played", as: Int.self) != 0,
+      sentAt: Date(epochMilliseconds: try row.decode(column: "sent_at", as: Int64.self)),
+      isRead: try row.decodeFlag(column: "is_read"),
+      isFlagged: try row.decodeFlag(column: "is_flagged"),
+      isPlayed: try row.decodeFlag(column: "is_played"),
       messageType: try row.decode(column: "message_type", as: Int.self),
       intentIdentifier: try row.decode(column: "intent_identifier", as: String.self),
       arrival: try row.decode(column: "arrival", as: Int64.self)
     )
-  }
-
-  static func milliseconds(_ date: Date) -> Int64 {
-    Int64((date.timeIntervalSince1970 * 1000).rounded())
   }
 }

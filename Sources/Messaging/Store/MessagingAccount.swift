@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import Logging
 internal import MessagingProtos
@@ -61,8 +62,8 @@ enum MessagingAccounts {
       userID: try row.decode(column: "user_id", as: String.self),
       displayName: try row.decode(column: "display_name", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),
-      signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
-      serviceEnabled: try row.decode(column: "service_enabled", as: Int.self) != 0
+      signedIn: try row.decodeFlag(column: "signed_in"),
+      serviceEnabled: try row.decodeFlag(column: "service_enabled")
     )
   }
 
@@ -71,7 +72,7 @@ enum MessagingAccounts {
       """
       INSERT INTO messaging_accounts (user_id, display_name, handle, signed_in, service_enabled)
       VALUES (\(bind: account.userID), \(bind: account.displayName), \(bind: account.handle),
-              \(bind: account.signedIn ? 1 : 0), \(bind: account.serviceEnabled ? 1 : 0))
+              \(bind: account.signedIn.rowValue), \(bind: account.serviceEnabled.rowValue))
       ON CONFLICT (user_id) DO UPDATE SET display_name = excluded.display_name, handle = excluded.handle,
         signed_in = excluded.signed_in, service_enabled = excluded.service_enabled
       """

@@ -24,7 +24,7 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     self.now = now
   }
 
-  private var milliseconds: Int64 { Int64(now().timeIntervalSince1970 * 1000) }
+  private var milliseconds: Int64 { now().epochMilliseconds }
 
   func signUp(
     request: Intentmesh_Payments_V1_SignUpRequest, context: ServerContext

@@ -135,7 +135,7 @@ struct SendPaymentHandler: IntentHandler {
     }
     try await plan.payment.post(
       identifiers: identifiers, intentIdentifier: context.intentIdentifier,
-      at: Int64(context.now.timeIntervalSince1970 * 1000), in: database)
+      at: context.now.epochMilliseconds, in: database)
     context.logger.info("sent payment", metadata: ["amount": "\(plan.amount)", "payee": "\(plan.payee.id)"])
     var response = Response(code: .success)
     response.paymentRecord = Self.record(plan, status: .completed)

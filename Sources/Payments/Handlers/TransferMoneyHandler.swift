@@ -137,7 +137,7 @@ struct TransferMoneyHandler: IntentHandler {
     case .failure(let refusal): return refusal.answer
     case .success(let ready): plan = ready
     }
-    let milliseconds = Int64(context.now.timeIntervalSince1970 * 1000)
+    let milliseconds = context.now.epochMilliseconds
     let movementID = identifiers.next()
     switch plan.date {
     case .later(let day):

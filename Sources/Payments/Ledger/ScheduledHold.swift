@@ -22,12 +22,12 @@ enum ScheduledHold {
       Movement(
         id: payment.holdMovementID, userID: context.userID, kind: .scheduledHold,
         intentIdentifier: context.intentIdentifier, description: description, legs: legs),
-      at: Int64(context.now.timeIntervalSince1970 * 1000), in: database)
+      at: context.now.epochMilliseconds, in: database)
     try await ScheduledPaymentBook.insert(payment, in: database)
   }
 
   /// The instant a payment for `day` may settle: the start of the day in the user's time zone.
   static func dueAt(_ day: CalendarDay, context: IntentContext) -> Int64 {
-    Int64(day.start(in: context.timeZone).timeIntervalSince1970 * 1000)
+    day.start(in: context.timeZone).epochMilliseconds
   }
 }

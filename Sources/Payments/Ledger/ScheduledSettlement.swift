@@ -13,7 +13,7 @@ enum ScheduledSettlement {
   static func settleDue(
     store: any IntentStore, now: Date, identifiers: any IdentifierGenerator
   ) async throws -> Int {
-    let nowMilliseconds = Int64(now.timeIntervalSince1970 * 1000)
+    let nowMilliseconds = now.epochMilliseconds
     var settled = 0
     while true {
       let batch = try await store.read { try await ScheduledPaymentBook.due(at: nowMilliseconds, in: $0) }

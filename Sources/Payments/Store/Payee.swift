@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -110,6 +111,6 @@ enum PayeeBook {
       familyName: try row.decode(column: "family_name", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),
       userID: try row.decode(column: "payee_user", as: String?.self) ?? "",
-      credentialsVerified: (try row.decode(column: "payee_verified", as: Int?.self) ?? 0) != 0)
+      credentialsVerified: try row.decodeFlag(column: "payee_verified"))
   }
 }

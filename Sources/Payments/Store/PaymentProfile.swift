@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
@@ -51,10 +52,10 @@ struct PaymentProfile: Sendable, Equatable {
       displayName: try row.decode(column: "display_name", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),
       homeCurrency: try row.decode(column: "home_currency", as: String.self),
-      signedIn: try row.decode(column: "signed_in", as: Int.self) != 0,
-      credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
-      termsAccepted: try row.decode(column: "terms_accepted", as: Int.self) != 0,
-      eligible: try row.decode(column: "eligible", as: Int.self) != 0)
+      signedIn: try row.decodeFlag(column: "signed_in"),
+      credentialsVerified: try row.decodeFlag(column: "credentials_verified"),
+      termsAccepted: try row.decodeFlag(column: "terms_accepted"),
+      eligible: try row.decodeFlag(column: "eligible"))
   }
 
   func save(in database: any SQLDatabase) async throws {
@@ -62,8 +63,8 @@ struct PaymentProfile: Sendable, Equatable {
       """
       INSERT INTO payments_profiles
         (user_id, display_name, handle, home_currency, signed_in, credentials_verified, terms_accepted, eligible)
-      VALUES (\(bind: userID), \(bind: displayName), \(bind: handle), \(bind: homeCurrency), \(bind: signedIn ? 1 : 0),
-              \(bind: credentialsVerified ? 1 : 0), \(bind: termsAccepted ? 1 : 0), \(bind: eligible ? 1 : 0))
+      VALUES (\(bind: userID), \(bind: displayName), \(bind: handle), \(bind: homeCurrency), \(bind: signedIn.rowValue),
+              \(bind: credentialsVerified.rowValue), \(bind: termsAccepted.rowValue), \(bind: eligible.rowValue))
       """
     ).run()
   }

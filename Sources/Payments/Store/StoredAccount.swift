@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -112,7 +113,7 @@ enum AccountBook {
       VALUES (\(bind: account.id), \(bind: account.ownerID), \(bind: account.isSystem ? "system" : "user"),
               \(bind: account.nickname), \(bind: account.accountNumber), \(bind: account.type.rawValue),
               \(bind: account.organizationName), \(bind: account.currency), \(bind: account.balanceMinor),
-              \(bind: account.overdraftLimitMinor), \(bind: account.isDefault ? 1 : 0),
+              \(bind: account.overdraftLimitMinor), \(bind: account.isDefault.rowValue),
               \(bind: account.secondaryBalanceType.rawValue), \(bind: account.secondaryBalance))
       ON CONFLICT (account_id) DO NOTHING
       """
@@ -141,7 +142,7 @@ enum AccountBook {
       currency: try row.decode(column: "currency", as: String.self),
       balanceMinor: try row.decode(column: "balance_minor", as: Int64.self),
       overdraftLimitMinor: try row.decode(column: "overdraft_limit_minor", as: Int64.self),
-      isDefault: try row.decode(column: "is_default", as: Int.self) != 0,
+      isDefault: try row.decodeFlag(column: "is_default"),
       secondaryBalanceType: BalanceType(rawValue: try row.decode(column: "secondary_balance_type", as: Int.self))
         ?? .unspecified,
       secondaryBalance: try row.decode(column: "secondary_balance", as: Int64.self))

@@ -40,7 +40,7 @@ enum PaymentRequests {
   ) async throws -> StoredPaymentRecord {
     let recordID = identifiers.next()
     let billID = identifiers.next()
-    let milliseconds = Int64(now.timeIntervalSince1970 * 1000)
+    let milliseconds = now.epochMilliseconds
     let record = StoredPaymentRecord(
       id: recordID, userID: requester.userID, direction: .request, counterpartyID: payerContact.id,
       counterpartyUserID: payer.userID, counterpartyName: payerContact.displayName, counterpartyHandle: payer.handle,
@@ -76,7 +76,7 @@ enum PaymentRequests {
       note: request.note,
       payeeContact: try await PayeeBook.payee(withHandle: requester.handle, of: payer.userID, in: database))
     let (sent, _) = try await payment.post(
-      identifiers: identifiers, intentIdentifier: intentIdentifier, at: Int64(now.timeIntervalSince1970 * 1000),
+      identifiers: identifiers, intentIdentifier: intentIdentifier, at: now.epochMilliseconds,
       in: database)
     guard
       try await PaymentRecordBook.settleRequest(

@@ -121,7 +121,7 @@ extension RideCharge {
         }
       $0.amount = .cents(amountCents)
       $0.paymentMethod = paymentMethod
-      $0.chargedAtMs = RideBook.milliseconds(chargedAt)
+      $0.chargedAtMs = chargedAt.epochMilliseconds
     }
   }
 }

@@ -73,7 +73,7 @@ enum DriverRoster {
           latitude: try row.decode(column: "latitude", as: Double.self),
           longitude: try row.decode(column: "longitude", as: Double.self)),
         heldBy: try row.decode(column: "held_by", as: String.self),
-        heldUntil: RideBook.date(try row.decode(column: "held_until", as: Int64.self)))
+        heldUntil: Date(epochMilliseconds: try row.decode(column: "held_until", as: Int64.self)))
     }
   }
 
@@ -96,8 +96,8 @@ enum DriverRoster {
   ) async throws -> Bool {
     !(try await database.raw(
       """
-      UPDATE rides_drivers SET held_by = \(bind: rideID), held_until = \(bind: RideBook.milliseconds(until))
-      WHERE driver_id = \(bind: driverID) AND held_until <= \(bind: RideBook.milliseconds(now))
+      UPDATE rides_drivers SET held_by = \(bind: rideID), held_until = \(bind: until.epochMilliseconds)
+      WHERE driver_id = \(bind: driverID) AND held_until <= \(bind: now.epochMilliseconds)
       RETURNING driver_id
       """
     ).all()).isEmpty
@@ -107,8 +107,8 @@ enum DriverRoster {
   static func release(heldBy rideID: String, at date: Date, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
-      UPDATE rides_drivers SET held_until = \(bind: RideBook.milliseconds(date))
-      WHERE held_by = \(bind: rideID) AND held_until > \(bind: RideBook.milliseconds(date))
+      UPDATE rides_drivers SET held_until = \(bind: date.epochMilliseconds)
+      WHERE held_by = \(bind: rideID) AND held_until > \(bind: date.epochMilliseconds)
       """
     ).run()
   }

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -24,11 +25,11 @@ enum RideBook {
       INSERT INTO rides_rides (\(columns), completes_at)
       VALUES (\(bind: ride.id), \(bind: ride.userID), \(bind: ride.offerID), \(bind: ride.partySize),
               \(bind: try ride.pickup.jsonString()), \(bind: try ride.dropOff.jsonString()),
-              \(bind: milliseconds(ride.bookedAt)), \(bind: ride.scheduledPickup.map(milliseconds)),
+              \(bind: ride.bookedAt.epochMilliseconds), \(bind: ride.scheduledPickup.map(\.epochMilliseconds)),
               \(bind: ride.driverID), \(bind: ride.fareCents), \(bind: ride.maximumFareCents), \(bind: ride.surge),
-              \(bind: ride.paymentMethodName), \(bind: ride.canceledAt.map(milliseconds)),
+              \(bind: ride.paymentMethodName), \(bind: ride.canceledAt.map(\.epochMilliseconds)),
               \(bind: ride.cancellationFeeCents), \(bind: ride.rating), \(bind: ride.tipCents),
-              \(bind: milliseconds(completesAt)))
+              \(bind: completesAt.epochMilliseconds))
       """
     ).run()
   }
@@ -57,7 +58,7 @@ enum RideBook {
   static func cancel(_ id: String, at date: Date, feeCents: Int64, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
-      UPDATE rides_rides SET canceled_at = \(bind: milliseconds(date)), cancellation_fee_cents = \(bind: feeCents)
+      UPDATE rides_rides SET canceled_at = \(bind: date.epochMilliseconds), cancellation_fee_cents = \(bind: feeCents)
       WHERE ride_id = \(bind: id) AND canceled_at IS NULL
       """
     ).run()
@@ -71,10 +72,6 @@ enum RideBook {
     ).run()
   }
 
-  static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-
-  static func date(_ milliseconds: Int64) -> Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
-
   static func decode(_ row: any SQLRow) throws -> Ride {
     Ride(
       id: try row.decode(column: "ride_id", as: String.self),
@@ -83,14 +80,15 @@ enum RideBook {
       partySize: try row.decode(column: "party_size", as: Int.self),
       pickup: try Intentmesh_V1_Placemark(jsonString: try row.decode(column: "pickup", as: String.self)),
       dropOff: try Intentmesh_V1_Placemark(jsonString: try row.decode(column: "drop_off", as: String.self)),
-      bookedAt: date(try row.decode(column: "booked_at", as: Int64.self)),
-      scheduledPickup: try row.decode(column: "scheduled_pickup_at", as: Int64?.self).map(date),
+      bookedAt: Date(epochMilliseconds: try row.decode(column: "booked_at", as: Int64.self)),
+      scheduledPickup: try row.decode(column: "scheduled_pickup_at", as: Int64?.self).map(
+        Date.init(epochMilliseconds:)),
       driverID: try row.decode(column: "driver_id", as: String.self),
       fareCents: try row.decode(column: "fare_cents", as: Int64.self),
       maximumFareCents: try row.decode(column: "maximum_fare_cents", as: Int64.self),
       surge: try row.decode(column: "surge", as: String.self),
       paymentMethodName: try row.decode(column: "payment_method_name", as: String.self),
-      canceledAt: try row.decode(column: "canceled_at", as: Int64?.self).map(date),
+      canceledAt: try row.decode(column: "canceled_at", as: Int64?.self).map(Date.init(epochMilliseconds:)),
       cancellationFeeCents: try row.decode(column: "cancellation_fee_cents", as: Int64.self),
       rating: try row.decode(column: "rating", as: Int?.self),
       tipCents: try row.decode(column: "tip_cents", as: Int64?.self))

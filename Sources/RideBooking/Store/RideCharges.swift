@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -49,7 +50,7 @@ enum RideChargeBook {
                                    payment_method_hint, charged_at)
         VALUES (\(bind: ride.id), \(bind: kind.rawValue), \(bind: ride.userID), \(bind: amountCents),
                 \(bind: rider.paymentMethod.type.rawValue), \(bind: rider.paymentMethod.name),
-                \(bind: rider.paymentMethod.identificationHint), \(bind: RideBook.milliseconds(date)))
+                \(bind: rider.paymentMethod.identificationHint), \(bind: date.epochMilliseconds))
         ON CONFLICT (ride_id, kind) DO NOTHING
         RETURNING ride_id
         """
@@ -66,7 +67,7 @@ enum RideChargeBook {
     let due = try await database.raw(
       """
       SELECT \(RideBook.prefixedColumns) FROM rides_rides r
-      WHERE r.canceled_at IS NULL AND r.completes_at > 0 AND r.completes_at <= \(bind: RideBook.milliseconds(now))
+      WHERE r.canceled_at IS NULL AND r.completes_at > 0 AND r.completes_at <= \(bind: now.epochMilliseconds)
         AND r.fare_cents > 0 \(user)
         AND NOT EXISTS (SELECT 1 FROM rides_charges c WHERE c.ride_id = r.ride_id AND c.kind = 'fare')
       ORDER BY r.completes_at LIMIT 500
@@ -85,7 +86,7 @@ enum RideChargeBook {
       """
       SELECT 1 AS one FROM rides_rides r
       WHERE r.user_id = \(bind: userID) AND r.canceled_at IS NULL AND r.completes_at > 0
-        AND r.completes_at <= \(bind: RideBook.milliseconds(now)) AND r.fare_cents > 0
+        AND r.completes_at <= \(bind: now.epochMilliseconds) AND r.fare_cents > 0
         AND NOT EXISTS (SELECT 1 FROM rides_charges c WHERE c.ride_id = r.ride_id AND c.kind = 'fare')
       LIMIT 1
       """
@@ -111,7 +112,7 @@ enum RideChargeBook {
           $0.name = try row.decode(column: "payment_method_name", as: String.self)
           $0.identificationHint = try row.decode(column: "payment_method_hint", as: String.self)
         },
-        chargedAt: RideBook.date(try row.decode(column: "charged_at", as: Int64.self)))
+        chargedAt: Date(epochMilliseconds: try row.decode(column: "charged_at", as: Int64.self)))
     }
   }
 }

@@ -1,3 +1,4 @@
+internal import IntentsKit
 internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
@@ -29,7 +30,7 @@ struct Rider: Sendable, Equatable {
       Rider(
         userID: userID,
         displayName: try row.decode(column: "display_name", as: String.self),
-        credentialsVerified: try row.decode(column: "credentials_verified", as: Int.self) != 0,
+        credentialsVerified: try row.decodeFlag(column: "credentials_verified"),
         paymentMethod: try .with {
           $0.type = .init(rawValue: try row.decode(column: "payment_method_type", as: Int.self)) ?? .unspecified
           $0.name = try row.decode(column: "payment_method_name", as: String.self)
@@ -43,7 +44,7 @@ struct Rider: Sendable, Equatable {
       """
       INSERT INTO rides_riders (user_id, display_name, credentials_verified, payment_method_type, payment_method_name,
                                 payment_method_hint)
-      VALUES (\(bind: userID), \(bind: displayName), \(bind: credentialsVerified ? 1 : 0),
+      VALUES (\(bind: userID), \(bind: displayName), \(bind: credentialsVerified.rowValue),
               \(bind: paymentMethod.type.rawValue), \(bind: paymentMethod.name), \(bind: paymentMethod.identificationHint))
       """
     ).run()
