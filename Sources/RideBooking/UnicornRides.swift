@@ -48,7 +48,7 @@ package enum UnicornRides {
       migrations: RideBookingSchema.migrations,
       seed: RideBookingSeed.seed,
       maintenance: DomainMaintenance(interval: chargeInterval) { store, now, logger in
-        let charged = try await store.write { try await RideChargeBook.chargeCompletedFares(at: now, in: $0) }
+        let charged = try await store.write { try await RideChargeRepository.chargeCompletedFares(at: now, in: $0) }
         if charged > 0 { logger.info("charged completed fares", metadata: ["count": "\(charged)"]) }
       },
       appServiceNames: ["intentmesh.ridebooking.v1.UnicornRidesApp"],

@@ -63,8 +63,8 @@ struct PaymentsEndToEndTests {
           )
         }
         return Books(
-          checking: try await AccountBook.account("diana-checking", in: database)?.balanceMinor ?? -1,
-          scottChecking: try await AccountBook.account("scott-checking", in: database)?.balanceMinor ?? -1,
+          checking: try await AccountRepository.account("diana-checking", in: database)?.balanceMinor ?? -1,
+          scottChecking: try await AccountRepository.account("scott-checking", in: database)?.balanceMinor ?? -1,
           movements: try await database.raw("SELECT COUNT(*) AS n FROM payments_movements WHERE kind = 'payment'")
             .first()!.decode(column: "n", as: Int.self),
           handled: try await database.raw("SELECT COUNT(*) AS n FROM intentmesh_handled_intents").first()!

@@ -73,7 +73,7 @@ struct ReplicasEndToEndTests {
     let store = try await PostgresStore.open(location, defaultSchema: schema, logger: logger)
     let books = try await store.read { database in
       (
-        try await AccountBook.account("diana-checking", in: database)?.balanceMinor ?? -1,
+        try await AccountRepository.account("diana-checking", in: database)?.balanceMinor ?? -1,
         try await database.raw("SELECT COUNT(*) AS n FROM payments_movements WHERE kind = 'payment'").first()!
           .decode(column: "n", as: Int.self),
         try await LedgerAudit.problems(in: database)

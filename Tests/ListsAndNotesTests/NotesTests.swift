@@ -46,7 +46,7 @@ struct NotesTests {
           $0.title = spoken("Sketch"); $0.content = image; $0.groupName = spoken("Art")
         })
       #expect(withImage.response.createdNote.contents.first?.image.data == Data([0x89, 0x50, 0x4E, 0x47]))
-      let folders = try await fixture.store.read { try await TaskListBook.folders(of: "diana", in: $0) }
+      let folders = try await fixture.store.read { try await TaskListRepository.folders(of: "diana", in: $0) }
       #expect(folders == ["Art", "Rainbow"])
 
       try await fixture.setVocabulary(.notebookItemGroupName, [("sparkle drawer", "Rainbow")])
@@ -93,7 +93,7 @@ struct NotesTests {
       #expect(appended.response.code == .success)
       #expect(appended.response.note.contents.map(\.text) == ["Glitter-powered hoverboard", "Rainbow-proof saddle"])
       #expect(appended.response.note.modifiedDateComponents.minute == 1)
-      let notes = try await fixture.store.read { try await NoteBook.notes(of: "diana", in: $0) }
+      let notes = try await fixture.store.read { try await NoteRepository.notes(of: "diana", in: $0) }
       #expect(notes.first { $0.id == "note-ideas" }?.contents.count == 2)
       #expect(notes.first { $0.id == "note-secret" }?.contents.map(\.text) == ["Gate: 1234"])
     }

@@ -131,7 +131,7 @@ struct ReminderDeliveryTests {
         Self.placeReminder("Water the plants", .depart, at: home),
         Self.placeReminder("Nowhere", .arrive, name: "the moon"),
       ],
-      places: [UserPlace(name: "work", point: work, radiusMeters: 100)])
+      places: [StoredUserPlace(name: "work", point: work, radiusMeters: 100)])
     func fired(_ from: GeoPoint?, _ to: GeoPoint) -> [String] {
       reminders.fired(from: from, to: to).map { "\($0.task.title):\($0.cause.rawValue)" }
     }

@@ -101,7 +101,7 @@ struct TasksAndRemindersTests {
         intent: .with { $0.temporalEventTrigger = at(8, every: .daily) }, context: context)
       #expect(daily.successValue != nil)
       #expect(try await fixture.handle(fixture.addTasks, leave).response.code == .success)
-      let stored = try await fixture.store.read { try await TaskBook.reminders(of: "diana", in: $0) }
+      let stored = try await fixture.store.read { try await TaskRepository.reminders(of: "diana", in: $0) }
       #expect(stored.map(\.title) == ["Leave work"])
       #expect(stored.first?.dueAt == 1_779_462_000_000)  // 17:00 in Zurich is 15:00 UTC
     }

@@ -45,7 +45,7 @@ struct MessagingFixture {
   }
 
   func messageCount(user: String = MessagingSeed.demoUser) async throws -> Int {
-    try await store.read { try await Mailbox.messages(of: user, in: $0).count }
+    try await store.read { try await MessageRepository.messages(of: user, in: $0).count }
   }
 }
 

@@ -133,7 +133,7 @@ struct MessagingServiceTests {
     try await domain.run { client, _, _, _ in
       let intent = try Self.intent(
         .with {
-          $0.recipients = [Contact.celestra.person]; $0.content = "Are you ready for your presentation?"
+          $0.recipients = [StoredContact.celestra.person]; $0.content = "Are you ready for your presentation?"
         })
       func configure(
         _ status: Intentmesh_V1_IntentHandlingStatus, context: Intentmesh_V1_HostedViewContext = .siriSnippet
@@ -223,6 +223,6 @@ struct MessagingServiceTests {
   }
 }
 
-extension Contact {
+extension StoredContact {
   static let celestra = MessagingSeed.contacts[1]
 }

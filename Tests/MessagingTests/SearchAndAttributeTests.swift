@@ -100,7 +100,7 @@ struct SearchAndAttributeTests {
     try await MessagingFixture.with { fixture in
       try await fixture.store.write { database in
         for n in 0..<60 {
-          try await Mailbox.insert(
+          try await MessageRepository.insert(
             StoredMessage(
               id: "bulk-\(n)", userID: "diana", conversationID: "bulk", outgoing: false, senderID: "buttercup",
               recipientIDs: ["diana"], content: "bulk \(n)", sentAt: MessagingFixture.now), in: database)

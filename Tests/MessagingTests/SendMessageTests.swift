@@ -186,23 +186,24 @@ struct SendMessageTests {
     try await MessagingFixture.with { fixture in
       try await fixture.store.write { database in
         try await MessagingApp.signUp(
-          MessagingAccount(userID: "mallory", displayName: "Mallory", handle: "pinky@meadow.example"), in: database)
+          StoredMessagingAccount(userID: "mallory", displayName: "Mallory", handle: "pinky@meadow.example"),
+          in: database)
       }
       let contact = try await fixture.store.read {
-        try await ContactDirectory.contact(withHandle: "pinky@meadow.example", of: MessagingSeed.demoUser, in: $0)
+        try await ContactRepository.contact(withHandle: "pinky@meadow.example", of: MessagingSeed.demoUser, in: $0)
       }
       #expect(contact?.hasAccount == false && contact?.userID == "")
       let resolved = try await fixture.send.resolveRecipients(
         intent: .with { $0.recipients = [person("Pinky Nose")] }, context: fixture.context())
       #expect(resolved.first?.unsupportedReason?.name == "noAccount")
       let mallorys = try await fixture.store.read {
-        try await Mailbox.messages(of: "mallory", conversation: nil, unreadOnly: false, limit: 10, in: $0)
+        try await MessageRepository.messages(of: "mallory", conversation: nil, unreadOnly: false, limit: 10, in: $0)
       }
       #expect(mallorys.isEmpty)
       // Diana adds the handle again, meaning its holder now: bound.
       let bound = try await fixture.store.write { database in
         try await MessagingApp.addContact(
-          Contact(id: "pinky-2", displayName: "Pinky Nose", givenName: "Pinky", handle: "pinky@meadow.example"),
+          StoredContact(id: "pinky-2", displayName: "Pinky Nose", givenName: "Pinky", handle: "pinky@meadow.example"),
           for: MessagingSeed.demoUser, in: database)
       }
       #expect(bound.id == "pinky" && bound.userID == "mallory" && bound.hasAccount)

@@ -188,7 +188,7 @@ struct AccountsAndBillsTests {
       #expect(
         try await ScheduledSettlement.settleDue(store: fixture.store, now: onTheDay, identifiers: fixture.identifiers)
           == 1)
-      let water = try await fixture.store.read { try await BillBook.bills(of: "diana", in: $0) }.first {
+      let water = try await fixture.store.read { try await BillRepository.bills(of: "diana", in: $0) }.first {
         $0.id == "bill-water"
       }
       #expect(water?.status == .completed)

@@ -50,7 +50,7 @@ struct ConfirmationTokenTests {
   }
 
   static func balance(_ store: any IntentStore) async throws -> Int64? {
-    try await store.read { try await AccountBook.account("diana-checking", in: $0)?.balanceMinor }
+    try await store.read { try await AccountRepository.account("diana-checking", in: $0)?.balanceMinor }
   }
 
   @Test(

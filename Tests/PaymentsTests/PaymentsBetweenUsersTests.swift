@@ -24,12 +24,12 @@ struct PaymentsBetweenUsersTests {
   static func dianaAsksCJ(_ fixture: PaymentsFixture) async throws -> StoredPaymentRecord {
     let answer = try await fixture.handle(fixture.request, ask())
     #expect(answer.response.code == .success)
-    let records = try await fixture.store.read { try await PaymentRecordBook.records(of: "diana", in: $0) }
+    let records = try await fixture.store.read { try await PaymentRecordRepository.records(of: "diana", in: $0) }
     return try #require(records.first { $0.direction == .request })
   }
 
   static func cjsBills(_ fixture: PaymentsFixture) async throws -> [StoredBill] {
-    try await fixture.store.read { try await BillBook.bills(of: "cj", in: $0) }
+    try await fixture.store.read { try await BillRepository.bills(of: "cj", in: $0) }
   }
 
   static func fundCJ(_ fixture: PaymentsFixture, _ minor: Int64) async throws {
@@ -56,7 +56,9 @@ struct PaymentsBetweenUsersTests {
       #expect(bill.status == .unpaid)
       // Diana sees none of it as her bill; CJ sees it in a bill search.
       #expect(
-        try await fixture.store.read { try await BillBook.bills(of: "diana", in: $0) }.allSatisfy { !$0.isRequest })
+        try await fixture.store.read { try await BillRepository.bills(of: "diana", in: $0) }.allSatisfy {
+          !$0.isRequest
+        })
       let search = try await fixture.handle(fixture.bills, SearchForBillsIntent(), user: "cj")
       #expect(search.response.bills.map(\.billPayee.nickname.spokenPhrase) == ["Diana Huang"])
 
@@ -70,14 +72,14 @@ struct PaymentsBetweenUsersTests {
       #expect(paid.response.billDetails.paymentStatus == .completed)
       #expect(try await fixture.balance("cj-balance") == 1_500)
       #expect(try await fixture.balance("diana-checking") == 125_000 + 2_500)
-      let settled = try await fixture.store.read { try await PaymentRecordBook.record(request.id, in: $0) }
+      let settled = try await fixture.store.read { try await PaymentRecordRepository.record(request.id, in: $0) }
       #expect(settled?.status == .completed)
       #expect(settled?.movementID.isEmpty == false)
       // Both sides hold a record of the payment itself, linked.
-      let cjRecords = try await fixture.store.read { try await PaymentRecordBook.records(of: "cj", in: $0) }
+      let cjRecords = try await fixture.store.read { try await PaymentRecordRepository.records(of: "cj", in: $0) }
       #expect(cjRecords.map(\.direction) == [.send])
       #expect(cjRecords.first?.counterpartyHandle == "diana@unicornpay.example")
-      let dianaRecords = try await fixture.store.read { try await PaymentRecordBook.records(of: "diana", in: $0) }
+      let dianaRecords = try await fixture.store.read { try await PaymentRecordRepository.records(of: "diana", in: $0) }
       #expect(Set(dianaRecords.map(\.direction)) == [.request, .receive])
       #expect(dianaRecords.first { $0.direction == .receive }?.linkedRecordID == cjRecords.first?.id)
       // Paid once: the bill is no longer payable.
@@ -139,7 +141,7 @@ struct PaymentsBetweenUsersTests {
 
       let bill = try #require(try await Self.cjsBills(fixture).first)
       try await fixture.store.write { try await PaymentRequests.decline(bill, in: $0) }
-      let declined = try await fixture.store.read { try await PaymentRecordBook.record(request.id, in: $0) }
+      let declined = try await fixture.store.read { try await PaymentRecordRepository.record(request.id, in: $0) }
       #expect(declined?.status == .canceled)
       #expect(try await Self.cjsBills(fixture).first?.status == .canceled)
       // Declined: neither payable by intent nor declinable again.
@@ -157,7 +159,7 @@ struct PaymentsBetweenUsersTests {
   @Test("a payee is the user who held the handle when added; a later claim takes nothing; paying oneself is refused")
   func payeesAreUsers() async throws {
     try await PaymentsFixture.with { fixture in
-      let payees = try await fixture.store.read { try await PayeeBook.payees(of: "diana", in: $0) }
+      let payees = try await fixture.store.read { try await PayeeRepository.payees(of: "diana", in: $0) }
       #expect(
         payees.filter(\.hasAccount).map(\.id).sorted() == [
           "buttercup", "celestra-moon", "celestra-star", "cj", "lucky", "scott",
@@ -167,7 +169,7 @@ struct PaymentsBetweenUsersTests {
       // later takes nobody's payments) until Diana adds the handle again, meaning her.
       try await fixture.store.write { database in
         try await PaymentsApp.signUp(
-          PaymentProfile(userID: "pinky", displayName: "Pinky", handle: "PINKY@meadow.example"), in: database)
+          StoredPaymentProfile(userID: "pinky", displayName: "Pinky", handle: "PINKY@meadow.example"), in: database)
         try await PaymentsApp.openAccount(
           StoredAccount(
             id: "pinky-balance", ownerID: "pinky", nickname: "Balance", type: .prepaid, organizationName: "UnicornPay",
@@ -183,7 +185,7 @@ struct PaymentsBetweenUsersTests {
       #expect(try await fixture.balance("pinky-balance") == 0)
       let bound = try await fixture.store.write { database in
         try await PaymentsApp.addPayee(
-          Payee(id: "pinky-again", displayName: "Pinky Nose", givenName: "Pinky", handle: "pinky@meadow.example"),
+          StoredPayee(id: "pinky-again", displayName: "Pinky Nose", givenName: "Pinky", handle: "pinky@meadow.example"),
           for: "diana", in: database)
       }
       #expect(bound.id == "pinky" && bound.userID == "pinky")
@@ -193,7 +195,7 @@ struct PaymentsBetweenUsersTests {
       await #expect(throws: (any Error).self) {
         try await fixture.store.write { database in
           try await PaymentsApp.addPayee(
-            Payee(id: "pinky-3", displayName: "Pinky", givenName: "Pinky", handle: "pinky@meadow.example"),
+            StoredPayee(id: "pinky-3", displayName: "Pinky", givenName: "Pinky", handle: "pinky@meadow.example"),
             for: "diana", in: database)
         }
       }
@@ -201,7 +203,7 @@ struct PaymentsBetweenUsersTests {
       await #expect(throws: (any Error).self) {
         try await fixture.store.write { database in
           try await PaymentsApp.addPayee(
-            Payee(id: "me", displayName: "Me", givenName: "Me", handle: "diana@unicornpay.example"), for: "diana",
+            StoredPayee(id: "me", displayName: "Me", givenName: "Me", handle: "diana@unicornpay.example"), for: "diana",
             in: database)
         }
       }

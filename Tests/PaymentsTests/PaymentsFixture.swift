@@ -58,7 +58,7 @@ struct PaymentsFixture {
 
   /// An account's balance in minor units.
   func balance(_ accountID: String) async throws -> Int64 {
-    try await store.read { try await AccountBook.account(accountID, in: $0)?.balanceMinor ?? -1 }
+    try await store.read { try await AccountRepository.account(accountID, in: $0)?.balanceMinor ?? -1 }
   }
 
   func audit() async throws -> [String] {

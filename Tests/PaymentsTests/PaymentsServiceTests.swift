@@ -72,7 +72,7 @@ struct PaymentsServiceTests {
             $0.context = locked; $0.intent = try Self.payment(85, identifier: "locked-1")
           })
       }
-      let balance = try await store.read { try await AccountBook.account("diana-checking", in: $0)?.balanceMinor }
+      let balance = try await store.read { try await AccountRepository.account("diana-checking", in: $0)?.balanceMinor }
       #expect(balance == 125_000)
     }
   }
@@ -103,7 +103,7 @@ struct PaymentsServiceTests {
         #expect(error.code == .failedPrecondition)
         #expect(error.message.contains("pay-1"))
       }
-      let balance = try await store.read { try await AccountBook.account("diana-checking", in: $0)?.balanceMinor }
+      let balance = try await store.read { try await AccountRepository.account("diana-checking", in: $0)?.balanceMinor }
       #expect(balance == 116_500)
       let problems = try await store.read { try await LedgerAudit.problems(in: $0) }
       #expect(problems.isEmpty)
@@ -116,7 +116,7 @@ struct PaymentsServiceTests {
       // Scott can pay Diana, with 1,000.00 more in his checking (1,020.00 in all).
       try await store.write { database in
         _ = try await PaymentsApp.addPayee(
-          Payee(id: "diana", displayName: "Diana Huang", givenName: "Diana", handle: "diana@unicornpay.example"),
+          StoredPayee(id: "diana", displayName: "Diana Huang", givenName: "Diana", handle: "diana@unicornpay.example"),
           for: "scott", in: database)
         _ = try await PaymentsApp.addFunds(
           Money(100_000, "USD"), to: "scott-checking", of: "scott", movementID: "deposit-scott", at: 0, in: database)
@@ -178,11 +178,11 @@ struct PaymentsServiceTests {
       #expect(toDianaPaid >= 10)
       let (checking, savings, scottChecking, problems, records) = try await store.read { database in
         (
-          try await AccountBook.account("diana-checking", in: database)!.balanceMinor,
-          try await AccountBook.account("diana-savings", in: database)!.balanceMinor,
-          try await AccountBook.account("scott-checking", in: database)!.balanceMinor,
+          try await AccountRepository.account("diana-checking", in: database)!.balanceMinor,
+          try await AccountRepository.account("diana-savings", in: database)!.balanceMinor,
+          try await AccountRepository.account("scott-checking", in: database)!.balanceMinor,
           try await LedgerAudit.problems(in: database),
-          try await PaymentRecordBook.records(of: "scott", in: database)
+          try await PaymentRecordRepository.records(of: "scott", in: database)
         )
       }
       #expect(checking == 125_000 - toScottPaid * 10_000 - moved * 5_000 + toDianaPaid * 10_000)

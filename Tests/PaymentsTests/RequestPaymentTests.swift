@@ -60,7 +60,7 @@ struct RequestPaymentTests {
       #expect(answer.response.paymentRecord.payer.customIdentifier == "cj")
       #expect(answer.response.paymentRecord.paymentMethod.name == "Rainbow Checking")
       #expect(try await fixture.balance("diana-checking") == 125_000)
-      let records = try await fixture.store.read { try await PaymentRecordBook.records(of: "diana", in: $0) }
+      let records = try await fixture.store.read { try await PaymentRecordRepository.records(of: "diana", in: $0) }
       #expect(records.map(\.direction) == [.request])
       #expect(records.first?.movementID == "")
     }

@@ -152,11 +152,11 @@ struct SendPaymentTests {
       #expect(try await fixture.balance("diana-checking") == 125_000 - 8_500)
       // Buttercup is a UnicornPay user: the money lands in her default USD account.
       #expect(try await fixture.balance("buttercup-balance") == 8_500)
-      let records = try await fixture.store.read { try await PaymentRecordBook.records(of: "diana", in: $0) }
+      let records = try await fixture.store.read { try await PaymentRecordRepository.records(of: "diana", in: $0) }
       #expect(records.count == 1)
       #expect(records.first?.amount == Money(8_500, "USD"))
       #expect(records.first?.status == .completed)
-      let received = try await fixture.store.read { try await PaymentRecordBook.records(of: "buttercup", in: $0) }
+      let received = try await fixture.store.read { try await PaymentRecordRepository.records(of: "buttercup", in: $0) }
       #expect(received.map(\.direction) == [.receive])
       #expect(received.first?.counterpartyHandle == "diana@unicornpay.example")
       #expect(received.first?.note == "rainbow polish")

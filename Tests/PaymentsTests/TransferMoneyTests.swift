@@ -143,7 +143,7 @@ struct TransferMoneyTests {
       #expect(try await fixture.balance("diana-savings") == 499_000)
       #expect(try await fixture.balance("diana-checking") == 125_000)
       #expect(try await fixture.balance("system:scheduled:USD") == 1_000)
-      let pending = try await fixture.store.read { try await ScheduledPaymentBook.payments(of: "diana", in: $0) }
+      let pending = try await fixture.store.read { try await ScheduledPaymentRepository.payments(of: "diana", in: $0) }
       #expect(pending.map(\.status) == [.pending])
 
       // Still the 22nd: nothing to settle. Midnight in Zurich on the 23rd is 22:00 UTC on the 22nd.
@@ -160,7 +160,7 @@ struct TransferMoneyTests {
           == 0)
       #expect(try await fixture.balance("diana-checking") == 126_000)
       #expect(try await fixture.balance("system:scheduled:USD") == 0)
-      let settled = try await fixture.store.read { try await ScheduledPaymentBook.payments(of: "diana", in: $0) }
+      let settled = try await fixture.store.read { try await ScheduledPaymentRepository.payments(of: "diana", in: $0) }
       #expect(settled.map(\.status) == [.completed])
       #expect(try await fixture.audit().isEmpty)
     }

@@ -14,7 +14,7 @@ struct DriversAndChargesTests {
   static func rider(_ user: String, _ fixture: RideFixture) async throws {
     try await fixture.store.write { database in
       try await RidesApp.signUp(
-        Rider(
+        StoredRider(
           userID: user, displayName: user.capitalized,
           paymentMethod: .with {
             $0.type = .debit; $0.name = "\(user.capitalized)'s Card"; $0.identificationHint = "1234"
@@ -22,8 +22,8 @@ struct DriversAndChargesTests {
     }
   }
 
-  static func charges(_ user: String, _ fixture: RideFixture) async throws -> [RideCharge] {
-    try await fixture.store.read { try await RideChargeBook.charges(of: user, in: $0) }
+  static func charges(_ user: String, _ fixture: RideFixture) async throws -> [StoredRideCharge] {
+    try await fixture.store.read { try await RideChargeRepository.charges(of: user, in: $0) }
   }
 
   @Test("three drivers serve three riders; the fourth finds none free until a ride is cancelled or completes")
@@ -67,9 +67,11 @@ struct DriversAndChargesTests {
       let now = fixture.clock.now()
       let (first, second, third) = try await fixture.store.write { database in
         (
-          try await DriverRoster.hold("twilight", for: "r1", at: now, until: now.addingTimeInterval(600), in: database),
-          try await DriverRoster.hold("twilight", for: "r2", at: now, until: now.addingTimeInterval(600), in: database),
-          try await DriverRoster.hold(
+          try await DriverRepository.hold(
+            "twilight", for: "r1", at: now, until: now.addingTimeInterval(600), in: database),
+          try await DriverRepository.hold(
+            "twilight", for: "r2", at: now, until: now.addingTimeInterval(600), in: database),
+          try await DriverRepository.hold(
             "twilight", for: "r3", at: now.addingTimeInterval(600), until: now.addingTimeInterval(900), in: database)
         )
       }
@@ -87,7 +89,7 @@ struct DriversAndChargesTests {
       let schedule = try #require(desk.ride("", at: fixture.clock.now()))
       // Nothing is charged while the ride runs.
       let early = try await fixture.store.write {
-        try await RideChargeBook.chargeCompletedFares(at: fixture.clock.now(), in: $0)
+        try await RideChargeRepository.chargeCompletedFares(at: fixture.clock.now(), in: $0)
       }
       #expect(early == 0)
       // Ava changes her card before the ride ends: the fare goes on the new one.
@@ -99,11 +101,11 @@ struct DriversAndChargesTests {
       }
       fixture.clock.advance(by: schedule.completedAt.timeIntervalSince(fixture.clock.now()))
       let charged = try await fixture.store.write {
-        try await RideChargeBook.chargeCompletedFares(at: fixture.clock.now(), in: $0)
+        try await RideChargeRepository.chargeCompletedFares(at: fixture.clock.now(), in: $0)
       }
       #expect(charged == 1)
       let again = try await fixture.store.write {
-        try await RideChargeBook.chargeCompletedFares(at: fixture.clock.now(), in: $0)
+        try await RideChargeRepository.chargeCompletedFares(at: fixture.clock.now(), in: $0)
       }
       #expect(again == 0)
       var charges = try await Self.charges("ava", fixture)
@@ -133,7 +135,7 @@ struct DriversAndChargesTests {
       #expect(cancelled.response.code == .success)
       fixture.clock.advance(by: 3600)
       _ = try await fixture.store.write {
-        try await RideChargeBook.chargeCompletedFares(at: fixture.clock.now(), in: $0)
+        try await RideChargeRepository.chargeCompletedFares(at: fixture.clock.now(), in: $0)
       }
       charges = try await Self.charges("ava", fixture)
       let secondID = second.response.rideStatus.rideIdentifier

@@ -206,7 +206,7 @@ struct RideLifecycleTests {
       #expect(try await fixture.handle(fixture.feedback, intent).response.code == .success)
       let twice = try await fixture.handle(fixture.feedback, intent)
       #expect(twice.userActivity?.userInfo["error"] == "feedbackAlreadySent")
-      let ride = try await fixture.store.read { try await RideBook.ride(booked.rideIdentifier, in: $0) }
+      let ride = try await fixture.store.read { try await RideRepository.ride(booked.rideIdentifier, in: $0) }
       #expect(ride?.rating == 9 && ride?.tipCents == 200)
       let status = try await fixture.handle(fixture.status, GetRideStatusIntent())
       #expect(!status.response.rideStatus.completionStatus.feedbackRate)

@@ -29,10 +29,10 @@ struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServic
     guard (20...5_000).contains(radius) else {
       throw RPCError(code: .invalidArgument, message: "a place's radius is 20–5,000 m, not \(radius)")
     }
-    let place = UserPlace(
+    let place = StoredUserPlace(
       name: try AppInput.displayName(given.name), point: try Self.point(given.latitude, given.longitude),
       radiusMeters: radius)
-    try await store.write { try await UserPlaceBook.set(place, for: userID, in: $0) }
+    try await store.write { try await UserPlaceRepository.set(place, for: userID, in: $0) }
     return .with { $0.place = place.appPlace }
   }
 
@@ -40,7 +40,7 @@ struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServic
     request: Intentmesh_Notebook_V1_ListPlacesRequest, context: ServerContext
   ) async throws -> Intentmesh_Notebook_V1_ListPlacesResponse {
     let userID = try UserIdentity.caller()
-    let places = try await store.read { try await UserPlaceBook.places(of: userID, in: $0) }
+    let places = try await store.read { try await UserPlaceRepository.places(of: userID, in: $0) }
     return .with { $0.places = places.map(\.appPlace) }
   }
 
@@ -52,14 +52,14 @@ struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServic
     let now = clock.now()
     let fired = try await store.write { database in
       let reminders = PlaceReminders(
-        reminders: try await TaskBook.placeReminders(of: userID, in: database),
-        places: try await UserPlaceBook.places(of: userID, in: database))
-      let fired = reminders.fired(from: try await UserPlaceBook.lastLocation(of: userID, in: database), to: here)
+        reminders: try await TaskRepository.placeReminders(of: userID, in: database),
+        places: try await UserPlaceRepository.places(of: userID, in: database))
+      let fired = reminders.fired(from: try await UserPlaceRepository.lastLocation(of: userID, in: database), to: here)
       for (task, cause) in fired {
         try await ReminderInbox.record(
           .init(taskID: task.id, firedAt: now.epochMilliseconds, cause: cause), for: userID, in: database)
       }
-      try await UserPlaceBook.setLocation(here, of: userID, at: now, in: database)
+      try await UserPlaceRepository.setLocation(here, of: userID, at: now, in: database)
       return fired.map(\.task)
     }
     return .with { $0.fired = fired.map { $0.task(in: .gmt) } }
@@ -91,7 +91,7 @@ struct UnicornNoteAppService: Intentmesh_Notebook_V1_UnicornNoteApp.SimpleServic
   }
 }
 
-extension UserPlace {
+extension StoredUserPlace {
   var appPlace: Intentmesh_Notebook_V1_Place {
     .with {
       $0.name = name

@@ -100,7 +100,7 @@ struct AddTasksHandler: IntentHandler {
       guard !title.isEmpty else { return IntentRefusal(.failure, "unresolvedList").answer }
       list = StoredTaskList(
         id: identifiers.next(), userID: context.userID, title: title, createdAt: now, modifiedAt: now)
-      try await TaskListBook.insert(list, in: database)
+      try await TaskListRepository.insert(list, in: database)
     default: return IntentRefusal(.failure, "ambiguousList").answer
     }
     let existing = notebook.tasks.filter { $0.listID == list.id }
@@ -115,10 +115,10 @@ struct AddTasksHandler: IntentHandler {
         spatialTrigger: intent.hasSpatialEventTrigger ? intent.spatialEventTrigger : nil,
         temporalTrigger: intent.hasTemporalEventTrigger ? intent.temporalEventTrigger : nil, dueAt: due,
         createdAt: now, modifiedAt: now)
-      try await TaskBook.insert(task, in: database)
+      try await TaskRepository.insert(task, in: database)
       added.append(task)
     }
-    try await TaskListBook.touch(list.id, at: now, in: database)
+    try await TaskListRepository.touch(list.id, at: now, in: database)
     var modified = list
     modified.modifiedAt = now
     var response = Response(code: .success)

@@ -66,7 +66,7 @@ struct AppendToNoteHandler: IntentHandler {
     case .success(var note):
       note.contents.append(intent.content)
       note.modifiedAt = context.now.epochMilliseconds
-      try await NoteBook.update(note, in: database)
+      try await NoteRepository.update(note, in: database)
       var response = Response(code: .success)
       response.note = note.note(in: context.timeZone)
       return IntentAnswer(response)

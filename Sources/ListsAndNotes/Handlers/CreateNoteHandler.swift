@@ -62,13 +62,13 @@ struct CreateNoteHandler: IntentHandler {
     let folder =
       intent.hasGroupName && !intent.groupName.spokenPhrase.isEmpty
       ? notebook.folder(named: intent.groupName.spokenPhrase).name : ""
-    try await TaskListBook.addFolder(folder, for: context.userID, in: database)
+    try await TaskListRepository.addFolder(folder, for: context.userID, in: database)
     let now = context.now.epochMilliseconds
     let hasContent = intent.hasContent && intent.content.content != nil && intent.content.displayText != ""
     let note = StoredNote(
       id: identifiers.next(), userID: context.userID, title: title, folder: folder,
       contents: hasContent ? [intent.content] : [], createdAt: now, modifiedAt: now)
-    try await NoteBook.insert(note, in: database)
+    try await NoteRepository.insert(note, in: database)
     var response = Response(code: .success)
     response.createdNote = note.note(in: context.timeZone)
     return IntentAnswer(response)

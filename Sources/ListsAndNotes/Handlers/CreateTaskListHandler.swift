@@ -54,18 +54,18 @@ struct CreateTaskListHandler: IntentHandler {
     let folder =
       intent.hasGroupName && !intent.groupName.spokenPhrase.isEmpty
       ? notebook.folder(named: intent.groupName.spokenPhrase).name : ""
-    try await TaskListBook.addFolder(folder, for: context.userID, in: database)
+    try await TaskListRepository.addFolder(folder, for: context.userID, in: database)
     let now = context.now.epochMilliseconds
     let list = StoredTaskList(
       id: identifiers.next(), userID: context.userID, title: title, folder: folder, createdAt: now, modifiedAt: now)
-    try await TaskListBook.insert(list, in: database)
+    try await TaskListRepository.insert(list, in: database)
     var tasks: [StoredTask] = []
     for title in intent.taskTitles.map({ $0.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines) })
     where !title.isEmpty {
       let task = StoredTask(
         id: identifiers.next(), listID: list.id, userID: context.userID, title: title, position: tasks.count,
         createdAt: now, modifiedAt: now)
-      try await TaskBook.insert(task, in: database)
+      try await TaskRepository.insert(task, in: database)
       tasks.append(task)
     }
     var response = Response(code: .success)

@@ -62,8 +62,8 @@ struct SetTaskAttributeHandler: IntentHandler {
       task.dueAt = TriggerRules.dueAt(intent.temporalEventTrigger, context: context).map(\.epochMilliseconds)
     }
     task.modifiedAt = context.now.epochMilliseconds
-    try await TaskBook.update(task, in: database)
-    try await TaskListBook.touch(task.listID, at: task.modifiedAt, in: database)
+    try await TaskRepository.update(task, in: database)
+    try await TaskListRepository.touch(task.listID, at: task.modifiedAt, in: database)
     var response = Response(code: .success)
     response.modifiedTask = task.task(in: context.timeZone)
     return IntentAnswer(response)

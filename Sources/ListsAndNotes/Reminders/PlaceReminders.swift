@@ -11,9 +11,9 @@ struct PlaceReminders: Sendable {
   static let defaultRadiusMeters = 150.0
 
   let reminders: [StoredTask]
-  let places: [UserPlace]
+  let places: [StoredUserPlace]
 
-  init(reminders: [StoredTask], places: [UserPlace]) {
+  init(reminders: [StoredTask], places: [StoredUserPlace]) {
     self.reminders = reminders
     self.places = places
   }

@@ -33,7 +33,7 @@ enum ReminderInbox {
     userID: String, timeZone: TimeZone, now: Date, in database: any SQLDatabase
   ) async throws -> ReminderSchedule {
     let schedule = ReminderSchedule(
-      reminders: try await TaskBook.reminders(of: userID, in: database), timeZone: timeZone)
+      reminders: try await TaskRepository.reminders(of: userID, in: database), timeZone: timeZone)
     let watermark = try await database.raw(
       "SELECT through_ms FROM notes_reminder_watermarks WHERE user_id = \(bind: userID)"
     ).first()?.decode(column: "through_ms", as: Int64.self)
@@ -86,7 +86,7 @@ enum ReminderInbox {
         firedAt: try row.decode(column: "fired_at", as: Int64.self),
         cause: Cause(rawValue: try row.decode(column: "cause", as: String.self)) ?? .time)
     }
-    let tasks = try await TaskBook.tasks(withIDs: Set(firings.map(\.taskID)), of: userID, in: database)
+    let tasks = try await TaskRepository.tasks(withIDs: Set(firings.map(\.taskID)), of: userID, in: database)
     let open = Dictionary(
       tasks.filter { $0.status != .completed }.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     return firings.compactMap { firing in open[firing.taskID].map { (firing, $0) } }

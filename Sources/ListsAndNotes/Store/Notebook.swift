@@ -18,10 +18,10 @@ struct Notebook: Sendable {
 
   static func load(userID: String, in database: any SQLDatabase) async throws -> Notebook {
     Notebook(
-      notes: try await NoteBook.notes(of: userID, in: database),
-      lists: try await TaskListBook.lists(of: userID, in: database),
-      tasks: try await TaskBook.tasks(of: userID, in: database),
-      folders: try await TaskListBook.folders(of: userID, in: database),
+      notes: try await NoteRepository.notes(of: userID, in: database),
+      lists: try await TaskListRepository.lists(of: userID, in: database),
+      tasks: try await TaskRepository.tasks(of: userID, in: database),
+      folders: try await TaskListRepository.folders(of: userID, in: database),
       titles: try await UserVocabulary.entries(userID: userID, type: .notebookItemTitle, in: database),
       groupNames: try await UserVocabulary.entries(userID: userID, type: .notebookItemGroupName, in: database))
   }

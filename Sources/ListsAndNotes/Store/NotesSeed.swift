@@ -14,25 +14,25 @@ enum NotesSeed {
 
   static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
-      if !(try await NoteBook.notes(of: demoUser, in: database)).isEmpty { return }
-      try await TaskListBook.addFolder("Rainbow", for: demoUser, in: database)
-      try await NoteBook.insert(
+      if !(try await NoteRepository.notes(of: demoUser, in: database)).isEmpty { return }
+      try await TaskListRepository.addFolder("Rainbow", for: demoUser, in: database)
+      try await NoteRepository.insert(
         StoredNote(
           id: "note-ideas", userID: demoUser, title: "Unicorn ideas", folder: "Rainbow",
           contents: [.with { $0.text = "Glitter-powered hoverboard" }], createdAt: seededAt, modifiedAt: seededAt),
         in: database)
-      try await NoteBook.insert(
+      try await NoteRepository.insert(
         StoredNote(
           id: "note-secret", userID: demoUser, title: "Secret stable codes",
           contents: [.with { $0.text = "Gate: 1234" }], passwordProtected: true, createdAt: seededAt,
           modifiedAt: seededAt),
         in: database)
-      try await TaskListBook.insert(
+      try await TaskListRepository.insert(
         StoredTaskList(
           id: "list-groceries", userID: demoUser, title: "Groceries", createdAt: seededAt, modifiedAt: seededAt),
         in: database)
       for (position, (title, status)) in [("Apples", TaskStatus.completed), ("Carrots", .notCompleted)].enumerated() {
-        try await TaskBook.insert(
+        try await TaskRepository.insert(
           StoredTask(
             id: "task-\(title.lowercased())", listID: "list-groceries", userID: demoUser, title: title, status: status,
             position: position, createdAt: seededAt, modifiedAt: seededAt),

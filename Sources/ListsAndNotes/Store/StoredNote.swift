@@ -49,7 +49,7 @@ struct StoredNote: Sendable, Equatable {
 }
 
 /// Reads and writes notes.
-enum NoteBook {
+enum NoteRepository {
   static func notes(of userID: String, in database: any SQLDatabase) async throws -> [StoredNote] {
     try await database.raw(
       """

@@ -53,7 +53,7 @@ struct StoredTask: Sendable, Equatable {
 }
 
 /// Reads and writes tasks.
-enum TaskBook {
+enum TaskRepository {
   static let columns: SQLQueryString = """
     task_id, list_id, user_id, title, status, position, spatial_trigger, temporal_trigger, due_at, created_at,
     modified_at

@@ -36,7 +36,7 @@ struct StoredTaskList: Sendable, Equatable {
 }
 
 /// Reads and writes task lists and folders.
-enum TaskListBook {
+enum TaskListRepository {
   static func lists(of userID: String, in database: any SQLDatabase) async throws -> [StoredTaskList] {
     try await database.raw(
       """

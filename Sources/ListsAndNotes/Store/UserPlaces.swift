@@ -3,7 +3,7 @@ internal import IntentsKit
 internal import SQLKit
 
 /// A place of a user's, by name ("work", "home"): where a reminder "when I get to work" is about.
-struct UserPlace: Sendable, Equatable {
+struct StoredUserPlace: Sendable, Equatable {
   var name: String
   var point: GeoPoint
   var radiusMeters: Double
@@ -16,16 +16,16 @@ struct UserPlace: Sendable, Equatable {
 }
 
 /// Reads and writes users' places and their last reported location.
-enum UserPlaceBook {
+enum UserPlaceRepository {
   /// The user's places, by name.
-  static func places(of userID: String, in database: any SQLDatabase) async throws -> [UserPlace] {
+  static func places(of userID: String, in database: any SQLDatabase) async throws -> [StoredUserPlace] {
     try await database.raw(
       """
       SELECT name, latitude, longitude, radius_meters FROM notes_places WHERE user_id = \(bind: userID)
       ORDER BY name_key
       """
     ).all().map { row in
-      UserPlace(
+      StoredUserPlace(
         name: try row.decode(column: "name", as: String.self),
         point: GeoPoint(
           latitude: try row.decode(column: "latitude", as: Double.self),
@@ -35,7 +35,7 @@ enum UserPlaceBook {
   }
 
   /// Stores `place`, replacing the user's place of the same name (any case).
-  static func set(_ place: UserPlace, for userID: String, in database: any SQLDatabase) async throws {
+  static func set(_ place: StoredUserPlace, for userID: String, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO notes_places (user_id, name_key, name, latitude, longitude, radius_meters)

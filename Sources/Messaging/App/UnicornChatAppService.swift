@@ -26,7 +26,7 @@ struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServi
     let userID = try UserIdentity.caller()
     let name = try AppInput.displayName(request.displayName)
     let handle = try AppInput.handle(request.handle)
-    let account = MessagingAccount(userID: userID, displayName: name, handle: handle)
+    let account = StoredMessagingAccount(userID: userID, displayName: name, handle: handle)
     try await store.write { try await MessagingApp.signUp(account, in: $0) }
     return .with { $0.account = account.appAccount }
   }
@@ -35,7 +35,8 @@ struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServi
     request: Intentmesh_Messaging_V1_GetAccountRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_GetAccountResponse {
     let userID = try UserIdentity.caller()
-    guard let account = try await store.read({ try await MessagingAccounts.account(of: userID, in: $0) }) else {
+    guard let account = try await store.read({ try await MessagingAccountRepository.account(of: userID, in: $0) })
+    else {
       throw RPCError(code: .notFound, message: "\(userID) has no UnicornChat account: SignUp first")
     }
     return .with { $0.account = account.appAccount }
@@ -54,7 +55,7 @@ struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServi
     // A contact given by its display name only is found by its first name too ("Ava").
     let words = name.split(separator: " ", maxSplits: 1).map(String.init)
     let named = !given.givenName.isEmpty || !given.familyName.isEmpty
-    let contact = Contact(
+    let contact = StoredContact(
       id: identifiers.next(), displayName: name, givenName: named ? given.givenName : words[0],
       familyName: named ? given.familyName : (words.count > 1 ? words[1] : ""), nickname: given.nickname,
       handle: handle)
@@ -66,7 +67,7 @@ struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServi
     request: Intentmesh_Messaging_V1_ListContactsRequest, context: ServerContext
   ) async throws -> Intentmesh_Messaging_V1_ListContactsResponse {
     let userID = try UserIdentity.caller()
-    let contacts = try await store.read { try await ContactDirectory.contacts(of: userID, in: $0) }
+    let contacts = try await store.read { try await ContactRepository.contacts(of: userID, in: $0) }
     return .with { $0.contacts = contacts.map(\.appContact) }
   }
 
@@ -81,10 +82,10 @@ struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServi
     let conversation = request.conversationIdentifier.isEmpty ? nil : request.conversationIdentifier
     let (messages, account, contacts) = try await store.read { database in
       (
-        try await Mailbox.messages(
+        try await MessageRepository.messages(
           of: userID, conversation: conversation, unreadOnly: request.unreadOnly, limit: limit, in: database),
-        try await MessagingAccounts.account(of: userID, in: database),
-        try await ContactDirectory.contacts(of: userID, in: database)
+        try await MessagingAccountRepository.account(of: userID, in: database),
+        try await ContactRepository.contacts(of: userID, in: database)
       )
     }
     return .with { $0.messages = messages.map { ChatMessage($0, account: account, contacts: contacts) } }
@@ -96,21 +97,21 @@ struct UnicornChatAppService: Intentmesh_Messaging_V1_UnicornChatApp.SimpleServi
     let userID = try UserIdentity.caller()
     let handle = try AppInput.handle(request.handle)
     let blocked = try await store.write { database in
-      guard let account = try await MessagingAccounts.account(of: userID, in: database) else {
+      guard let account = try await MessagingAccountRepository.account(of: userID, in: database) else {
         throw RPCError(code: .failedPrecondition, message: "\(userID) has no UnicornChat account: SignUp first")
       }
       guard handle != account.handle.lowercased() || !request.blocked else {
         throw RPCError(code: .invalidArgument, message: "a user cannot block their own handle")
       }
-      try await BlockList.set(handle, blocked: request.blocked, by: userID, in: database)
-      return try await BlockList.handles(blockedBy: userID, in: database)
+      try await BlockRepository.set(handle, blocked: request.blocked, by: userID, in: database)
+      return try await BlockRepository.handles(blockedBy: userID, in: database)
     }
     return .with { $0.blockedHandles = blocked }
   }
 
 }
 
-extension MessagingAccount {
+extension StoredMessagingAccount {
   var appAccount: Intentmesh_Messaging_V1_Account {
     .with {
       $0.userID = userID
@@ -120,7 +121,7 @@ extension MessagingAccount {
   }
 }
 
-extension Contact {
+extension StoredContact {
   var appContact: Intentmesh_Messaging_V1_Contact {
     .with {
       $0.identifier = id

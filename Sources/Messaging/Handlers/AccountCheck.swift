@@ -9,14 +9,14 @@ internal import IntentsKit
 /// every once in a while, so confirm checks the sign-in).
 enum AccountCheck {
   enum Outcome: Sendable, Equatable {
-    case ready(MessagingAccount)
+    case ready(StoredMessagingAccount)
     /// No account, or signed out: the app must be opened to sign in.
     case needsAppLaunch(UserActivityDraft)
     /// The user's messaging service is switched off.
     case serviceNotAvailable
   }
 
-  static func check(_ account: MessagingAccount?) -> Outcome {
+  static func check(_ account: StoredMessagingAccount?) -> Outcome {
     guard let account else {
       return .needsAppLaunch(
         UserActivityDraft(userInfo: [
@@ -48,7 +48,7 @@ extension AccountCheck.Outcome {
   }
 
   /// The account, when it is ready.
-  var readyAccount: MessagingAccount? {
+  var readyAccount: StoredMessagingAccount? {
     if case .ready(let account) = self { return account }
     return nil
   }

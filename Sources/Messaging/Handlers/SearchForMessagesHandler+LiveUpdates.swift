@@ -18,7 +18,7 @@ extension SearchForMessagesHandler {
     // sent once (`answered`), never lost.
     let (watermark, first) = try await store.read { database in
       (
-        try await Mailbox.lastArrival(of: userID, in: database),
+        try await MessageRepository.lastArrival(of: userID, in: database),
         try await handle(intent: intent, context: context, database: database)
       )
     }
@@ -34,10 +34,10 @@ extension SearchForMessagesHandler {
       try await Task.sleep(for: arrivalPollInterval)
       let after = seen
       let (last, update): (Int64, Response?) = try await store.read { database in
-        guard try await Mailbox.lastArrival(of: userID, in: database) > after,
-          let account = try await MessagingAccounts.account(of: userID, in: database)
+        guard try await MessageRepository.lastArrival(of: userID, in: database) > after,
+          let account = try await MessagingAccountRepository.account(of: userID, in: database)
         else { return (after, nil) }
-        let arrivals = try await Mailbox.arrivals(of: userID, after: after, in: database)
+        let arrivals = try await MessageRepository.arrivals(of: userID, after: after, in: database)
         let last = arrivals.last?.arrival ?? after
         let resolver = try await PersonResolver.load(userID: userID, from: database)
         let filter = MessageFilter(intent: intent, resolver: resolver)

@@ -55,7 +55,7 @@ struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
 
   func resolveGroupNames(intent: Intent, context: IntentContext) async throws -> [ResolutionResult<SpeakableString>] {
     guard !intent.speakableGroupNames.isEmpty else { return [.notRequired] }
-    let groups = try await store.read { try await MessageGroups.groups(of: context.userID, in: $0) }
+    let groups = try await store.read { try await MessageGroupRepository.groups(of: context.userID, in: $0) }
     return intent.speakableGroupNames.map(GroupNameResolver(groups: groups).resolve)
   }
 
@@ -65,14 +65,14 @@ struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
   }
 
   func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
-    let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
+    let account = try await store.read { try await MessagingAccountRepository.account(of: context.userID, in: $0) }
     return Self.refusal(AccountCheck.check(account)) ?? IntentAnswer(code: .ready)
   }
 
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
-    let outcome = AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database))
+    let outcome = AccountCheck.check(try await MessagingAccountRepository.account(of: context.userID, in: database))
     if let refusal = Self.refusal(outcome) { return refusal }
     guard let account = outcome.readyAccount else { return IntentAnswer(code: .failure) }
     let resolver = try await PersonResolver.load(userID: context.userID, from: database)
@@ -80,7 +80,8 @@ struct SearchForMessagesHandler: LiveUpdatingIntentHandler {
       intent.hasDateTimeRange
       ? CalendarDates.interval(of: intent.dateTimeRange, timeZone: context.timeZone, reference: context.now)
       : (nil, nil)
-    let stored = try await Mailbox.messages(of: context.userID, from: interval.start, to: interval.end, in: database)
+    let stored = try await MessageRepository.messages(
+      of: context.userID, from: interval.start, to: interval.end, in: database)
     let filter = MessageFilter(intent: intent, resolver: resolver)
     let matches = stored.filter(filter.matches)
     guard matches.count <= Self.maximumResults else {

@@ -51,7 +51,7 @@ struct SendMessageHandler: IntentHandler {
 
   func resolveGroupName(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
     guard intent.hasSpeakableGroupName, !intent.speakableGroupName.spokenPhrase.isEmpty else { return .notRequired }
-    let groups = try await store.read { try await MessageGroups.groups(of: context.userID, in: $0) }
+    let groups = try await store.read { try await MessageGroupRepository.groups(of: context.userID, in: $0) }
     return GroupNameResolver(groups: groups).resolve(intent.speakableGroupName)
   }
 
@@ -61,19 +61,19 @@ struct SendMessageHandler: IntentHandler {
   }
 
   func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
-    let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
+    let account = try await store.read { try await MessagingAccountRepository.account(of: context.userID, in: $0) }
     return Self.refusal(AccountCheck.check(account)) ?? IntentAnswer(code: .ready)
   }
 
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
-    let outcome = AccountCheck.check(try await MessagingAccounts.account(of: context.userID, in: database))
+    let outcome = AccountCheck.check(try await MessagingAccountRepository.account(of: context.userID, in: database))
     if let refusal = Self.refusal(outcome) { return refusal }
     guard let account = outcome.readyAccount else { return IntentAnswer(code: .failure) }
     let content = intent.content.trimmingCharacters(in: .whitespacesAndNewlines)
     let resolver = try await PersonResolver.load(userID: context.userID, from: database)
-    var recipients: [Contact] = []
+    var recipients: [StoredContact] = []
     for person in intent.recipients {
       guard case .success(let resolved) = resolver.resolveRecipient(person),
         let contact = resolver.contacts.first(where: { $0.id == resolved.customIdentifier })
@@ -101,7 +101,7 @@ struct SendMessageHandler: IntentHandler {
         id: identifiers.next(), userID: context.userID, conversationID: conversation, outgoing: true,
         senderID: context.userID, recipientIDs: [contact.id], content: content, groupName: groupName,
         sentAt: context.now, isRead: true, intentIdentifier: context.intentIdentifier)
-      try await Mailbox.insert(message, in: database)
+      try await MessageRepository.insert(message, in: database)
       try await Delivery.deliver(message, from: account, to: contact, identifiers: identifiers, in: database)
       sent.append(ChatMessage(message, account: account, contacts: resolver.contacts))
     }

@@ -35,7 +35,7 @@ struct SetMessageAttributeHandler: IntentHandler {
   }
 
   func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
-    let account = try await store.read { try await MessagingAccounts.account(of: context.userID, in: $0) }
+    let account = try await store.read { try await MessagingAccountRepository.account(of: context.userID, in: $0) }
     switch AccountCheck.check(account) {
     case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
     case .serviceNotAvailable: return IntentAnswer(code: .failure)
@@ -47,12 +47,12 @@ struct SetMessageAttributeHandler: IntentHandler {
     Response
   > {
     if case .needsAppLaunch(let activity) = AccountCheck.check(
-      try await MessagingAccounts.account(of: context.userID, in: database))
+      try await MessagingAccountRepository.account(of: context.userID, in: database))
     {
       return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
     }
     let wanted = Array(Set(intent.identifiers))
-    let found = try await Mailbox.messages(withIDs: wanted, of: context.userID, in: database)
+    let found = try await MessageRepository.messages(withIDs: wanted, of: context.userID, in: database)
     guard !wanted.isEmpty, found.count == wanted.count else {
       let missing = wanted.filter { id in !found.contains { $0.id == id } }
       return IntentAnswer(
@@ -78,7 +78,7 @@ struct SetMessageAttributeHandler: IntentHandler {
       }
       updated.append(message)
     }
-    for message in updated { try await Mailbox.updateFlags(of: message, in: database) }
+    for message in updated { try await MessageRepository.updateFlags(of: message, in: database) }
     return IntentAnswer(code: .success)
   }
 }

@@ -8,9 +8,9 @@ internal import IntentMeshCore
 
 /// Matches a spoken group name against the user's groups.
 struct GroupNameResolver: Sendable {
-  let groups: [MessageGroups.Group]
+  let groups: [MessageGroupRepository.Group]
 
-  init(groups: [MessageGroups.Group]) {
+  init(groups: [MessageGroupRepository.Group]) {
     self.groups = groups
   }
 
@@ -32,7 +32,7 @@ struct GroupNameResolver: Sendable {
     }
   }
 
-  static func speakable(_ group: MessageGroups.Group) -> Intentmesh_V1_SpeakableString {
+  static func speakable(_ group: MessageGroupRepository.Group) -> Intentmesh_V1_SpeakableString {
     .with {
       $0.spokenPhrase = group.name
       $0.vocabularyIdentifier = group.id

@@ -10,10 +10,10 @@ internal import IntentMeshCore
 /// Finds the contacts a spoken person names: by identifier, by the user's vocabulary (unicorn names
 /// such as "Sparkle Sparkly" → Scott), or by display, given, nick name or handle.
 struct PersonResolver: Sendable {
-  let contacts: [Contact]
+  let contacts: [StoredContact]
   let vocabulary: [UserVocabulary.Entry]
 
-  init(contacts: [Contact], vocabulary: [UserVocabulary.Entry]) {
+  init(contacts: [StoredContact], vocabulary: [UserVocabulary.Entry]) {
     self.contacts = contacts
     self.vocabulary = vocabulary
   }
@@ -21,7 +21,7 @@ struct PersonResolver: Sendable {
   /// The user's contacts and contact-name vocabulary, read from `database`.
   static func load(userID: String, from database: any SQLDatabase) async throws -> PersonResolver {
     PersonResolver(
-      contacts: try await ContactDirectory.contacts(of: userID, in: database),
+      contacts: try await ContactRepository.contacts(of: userID, in: database),
       vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
   }
 
@@ -29,14 +29,14 @@ struct PersonResolver: Sendable {
   static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
 
   /// The contacts `person` may mean, best first. An identified person means exactly that contact.
-  func candidates(for person: Intentmesh_V1_Person) -> [Contact] {
+  func candidates(for person: Intentmesh_V1_Person) -> [StoredContact] {
     let id = person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier
     if !id.isEmpty { return contacts.filter { $0.id == id } }
     let name = Self.spokenName(of: person)
     guard !name.isEmpty else { return [] }
     let wanted = NameMatching.normalized(name)
-    var found: [Contact] = []
-    func add(_ contact: Contact) {
+    var found: [StoredContact] = []
+    func add(_ contact: StoredContact) {
       if !found.contains(where: { $0.id == contact.id }) { found.append(contact) }
     }
     for entry in vocabulary

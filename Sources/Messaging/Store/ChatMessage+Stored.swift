@@ -6,7 +6,7 @@ internal import SwiftProtobuf
 
 extension ChatMessage {
   /// The wire form of a stored message, with people filled in from the address book.
-  init(_ stored: StoredMessage, account: MessagingAccount?, contacts: [Contact]) {
+  init(_ stored: StoredMessage, account: StoredMessagingAccount?, contacts: [StoredContact]) {
     func person(_ id: String) -> Intentmesh_V1_Person {
       if let account, id == account.userID { return account.person }
       return contacts.first { $0.id == id }?.person

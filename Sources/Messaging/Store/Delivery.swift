@@ -11,23 +11,23 @@ enum Delivery {
   /// (the one it is bound to) with the service on; does nothing otherwise (the sender's copy is all
   /// there is).
   static func deliver(
-    _ message: StoredMessage, from sender: MessagingAccount, to contact: Contact,
+    _ message: StoredMessage, from sender: StoredMessagingAccount, to contact: StoredContact,
     identifiers: any IdentifierGenerator, in database: any SQLDatabase
   ) async throws {
     guard !contact.userID.isEmpty,
-      let recipient = try await MessagingAccounts.account(of: contact.userID, in: database),
+      let recipient = try await MessagingAccountRepository.account(of: contact.userID, in: database),
       recipient.userID != sender.userID, recipient.serviceEnabled
     else { return }
     // The sender as the recipient knows them: their contact with the sender's handle, else the handle.
-    let known = try await ContactDirectory.contact(withHandle: sender.handle, of: recipient.userID, in: database)
+    let known = try await ContactRepository.contact(withHandle: sender.handle, of: recipient.userID, in: database)
     let senderID = known?.id ?? sender.handle
-    try await Mailbox.insert(
+    try await MessageRepository.insert(
       StoredMessage(
         id: identifiers.next(), userID: recipient.userID, conversationID: "conversation-\(senderID)",
         outgoing: false, senderID: senderID, recipientIDs: [recipient.userID], content: message.content,
         groupName: message.groupName, sentAt: message.sentAt, isRead: false, messageType: message.messageType,
         intentIdentifier: message.intentIdentifier,
-        arrival: try await Mailbox.nextArrival(of: recipient.userID, in: database)),
+        arrival: try await MessageRepository.nextArrival(of: recipient.userID, in: database)),
       in: database)
   }
 }

@@ -13,23 +13,23 @@ internal import SQLKit
 enum MessagingSeed {
   static let demoUser = "diana"
 
-  static let contacts: [Contact] = [
-    Contact(
+  static let contacts: [StoredContact] = [
+    StoredContact(
       id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus", handle: "scott@unicorn.chat"),
-    Contact(id: "celestra", displayName: "Celestra", givenName: "Celestra", handle: "celestra@unicorn.chat"),
-    Contact(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicorn.chat"),
-    Contact(
+    StoredContact(id: "celestra", displayName: "Celestra", givenName: "Celestra", handle: "celestra@unicorn.chat"),
+    StoredContact(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicorn.chat"),
+    StoredContact(
       id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example"),
-    Contact(
+    StoredContact(
       id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
       handle: "lucky@unicorn.chat"),
-    Contact(
+    StoredContact(
       id: "vineet", displayName: "Vineet Khosla", givenName: "Vineet", familyName: "Khosla",
       handle: "vineet@unicorn.chat"),
-    Contact(
+    StoredContact(
       id: "diana-prince", displayName: "Diana Prince", givenName: "Diana", familyName: "Prince",
       handle: "diana.prince@unicorn.chat"),
-    Contact(
+    StoredContact(
       id: "diana-ross", displayName: "Diana Ross", givenName: "Diana", familyName: "Ross",
       handle: "diana.ross@unicorn.chat"),
   ]
@@ -37,33 +37,35 @@ enum MessagingSeed {
   /// Fills an empty store; does nothing when the demo account exists.
   static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
-      if try await MessagingAccounts.account(of: demoUser, in: database) != nil { return }
+      if try await MessagingAccountRepository.account(of: demoUser, in: database) != nil { return }
       let accounts = [
-        MessagingAccount(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicorn.chat"),
-        MessagingAccount(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicorn.chat"),
-        MessagingAccount(
+        StoredMessagingAccount(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicorn.chat"),
+        StoredMessagingAccount(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicorn.chat"),
+        StoredMessagingAccount(
           userID: "sleepy", displayName: "Sleepy Hollow", handle: "sleepy@unicorn.chat", signedIn: false),
-        MessagingAccount(
+        StoredMessagingAccount(
           userID: "gloomy", displayName: "Gloomy Cloud", handle: "gloomy@unicorn.chat", serviceEnabled: false),
         // The people Diana writes to, as users of their own (Pinky Nose is none; Lucky turned messages off).
-        MessagingAccount(userID: "celestra", displayName: "Celestra", handle: "celestra@unicorn.chat"),
-        MessagingAccount(userID: "buttercup", displayName: "Buttercup", handle: "buttercup@unicorn.chat"),
-        MessagingAccount(
+        StoredMessagingAccount(userID: "celestra", displayName: "Celestra", handle: "celestra@unicorn.chat"),
+        StoredMessagingAccount(userID: "buttercup", displayName: "Buttercup", handle: "buttercup@unicorn.chat"),
+        StoredMessagingAccount(
           userID: "lucky", displayName: "Lucky Moontrotter", handle: "lucky@unicorn.chat", serviceEnabled: false),
-        MessagingAccount(userID: "vineet", displayName: "Vineet Khosla", handle: "vineet@unicorn.chat"),
-        MessagingAccount(userID: "diana-prince", displayName: "Diana Prince", handle: "diana.prince@unicorn.chat"),
-        MessagingAccount(userID: "diana-ross", displayName: "Diana Ross", handle: "diana.ross@unicorn.chat"),
+        StoredMessagingAccount(userID: "vineet", displayName: "Vineet Khosla", handle: "vineet@unicorn.chat"),
+        StoredMessagingAccount(
+          userID: "diana-prince", displayName: "Diana Prince", handle: "diana.prince@unicorn.chat"),
+        StoredMessagingAccount(userID: "diana-ross", displayName: "Diana Ross", handle: "diana.ross@unicorn.chat"),
       ]
       for account in accounts { try await MessagingApp.signUp(account, in: database) }
       for contact in contacts { _ = try await MessagingApp.addContact(contact, for: demoUser, in: database) }
       _ = try await MessagingApp.addContact(
-        Contact(
+        StoredContact(
           id: "diana", displayName: "Diana Huang", givenName: "Diana", familyName: "Huang", handle: "diana@unicorn.chat"
         ),
         for: "scott", in: database)
       _ = try await MessagingApp.addContact(contacts[1], for: "scott", in: database)
-      try await MessageGroups.add(.init(id: "rainbow-riders", name: "Rainbow Riders"), for: demoUser, in: database)
-      try await MessageGroups.add(.init(id: "siri-team", name: "Siri Team"), for: demoUser, in: database)
+      try await MessageGroupRepository.add(
+        .init(id: "rainbow-riders", name: "Rainbow Riders"), for: demoUser, in: database)
+      try await MessageGroupRepository.add(.init(id: "siri-team", name: "Siri Team"), for: demoUser, in: database)
       try await UserVocabulary.replace(
         userID: demoUser, type: .contactName,
         with: [UserVocabulary.Entry(phrase: "Sparkle Sparkly", vocabularyIdentifier: "scott")], in: database)
@@ -81,13 +83,13 @@ enum MessagingSeed {
         "seed-4": "It's pretty tough to type demo code with unicorn hands.",
       ]
       for (id, sender, offset, read, flagged) in incoming {
-        try await Mailbox.insert(
+        try await MessageRepository.insert(
           StoredMessage(
             id: id, userID: demoUser, conversationID: "conversation-\(sender)", outgoing: false, senderID: sender,
             recipientIDs: [demoUser], content: texts[id] ?? "", sentAt: base.addingTimeInterval(offset), isRead: read,
             isFlagged: flagged), in: database)
       }
-      try await Mailbox.insert(
+      try await MessageRepository.insert(
         StoredMessage(
           id: "seed-5", userID: demoUser, conversationID: "conversation-celestra", outgoing: false,
           senderID: "celestra",

@@ -4,7 +4,7 @@ internal import PaymentsProtos
 internal import SwiftProtobuf
 
 /// The app API's messages for the stored rows.
-extension PaymentProfile {
+extension StoredPaymentProfile {
   var appProfile: Intentmesh_Payments_V1_Profile {
     .with {
       $0.userID = userID
@@ -29,7 +29,7 @@ extension StoredAccount {
   }
 }
 
-extension Payee {
+extension StoredPayee {
   var appPayee: Intentmesh_Payments_V1_Payee {
     .with {
       $0.identifier = id

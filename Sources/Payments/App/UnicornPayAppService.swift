@@ -33,14 +33,14 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     let name = try AppInput.displayName(request.displayName)
     let handle = try AppInput.handle(request.handle)
     let currency = try Self.currency(request.homeCurrency.isEmpty ? "USD" : request.homeCurrency)
-    let profile = PaymentProfile(userID: userID, displayName: name, handle: handle, homeCurrency: currency)
+    let profile = StoredPaymentProfile(userID: userID, displayName: name, handle: handle, homeCurrency: currency)
     let account = StoredAccount(
       id: identifiers.next(), ownerID: userID, nickname: "UnicornPay Balance", accountNumber: Self.accountNumber(),
       type: .prepaid, organizationName: "UnicornPay", currency: currency, isDefault: true)
     let opened = try await store.write { database in
       try await PaymentsApp.signUp(profile, in: database)
       try await PaymentsApp.openAccount(account, at: milliseconds, in: database)
-      return try await AccountBook.account(account.id, in: database) ?? account
+      return try await AccountRepository.account(account.id, in: database) ?? account
     }
     return .with {
       $0.profile = profile.appProfile
@@ -52,7 +52,7 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     request: Intentmesh_Payments_V1_GetProfileRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_GetProfileResponse {
     let userID = try UserIdentity.caller()
-    guard let profile = try await store.read({ try await PaymentProfile.load(userID, in: $0) }) else {
+    guard let profile = try await store.read({ try await StoredPaymentProfile.load(userID, in: $0) }) else {
       throw RPCError(code: .notFound, message: "\(userID) has no UnicornPay profile: SignUp first")
     }
     return .with { $0.profile = profile.appProfile }
@@ -75,13 +75,13 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
       organizationName: organization, currency: currency, isDefault: request.makeDefault)
     let opened = try await store.write { database in
       _ = try await PaymentsApp.profile(of: userID, in: database)
-      if try await AccountBook.accounts(of: userID, in: database).contains(where: {
+      if try await AccountRepository.accounts(of: userID, in: database).contains(where: {
         $0.nickname.lowercased() == nickname.lowercased()
       }) {
         throw RPCError(code: .alreadyExists, message: "an account is already called \(nickname)")
       }
       try await PaymentsApp.openAccount(account, at: milliseconds, in: database)
-      return try await AccountBook.account(account.id, in: database) ?? account
+      return try await AccountRepository.account(account.id, in: database) ?? account
     }
     return .with { $0.account = opened.appAccount }
   }
@@ -90,7 +90,7 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     request: Intentmesh_Payments_V1_ListAccountsRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_ListAccountsResponse {
     let userID = try UserIdentity.caller()
-    let accounts = try await store.read { try await AccountBook.accounts(of: userID, in: $0) }
+    let accounts = try await store.read { try await AccountRepository.accounts(of: userID, in: $0) }
     return .with { $0.accounts = accounts.map(\.appAccount) }
   }
 
@@ -120,7 +120,7 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     // A payee given by display name only is found by its first name too ("Ava").
     let words = name.split(separator: " ", maxSplits: 1).map(String.init)
     let named = !given.givenName.isEmpty || !given.familyName.isEmpty
-    let payee = Payee(
+    let payee = StoredPayee(
       id: identifiers.next(), displayName: name, givenName: named ? given.givenName : words[0],
       familyName: named ? given.familyName : (words.count > 1 ? words[1] : ""), handle: handle)
     let added = try await store.write { try await PaymentsApp.addPayee(payee, for: userID, in: $0) }
@@ -131,7 +131,7 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     request: Intentmesh_Payments_V1_ListPayeesRequest, context: ServerContext
   ) async throws -> Intentmesh_Payments_V1_ListPayeesResponse {
     let userID = try UserIdentity.caller()
-    let payees = try await store.read { try await PayeeBook.payees(of: userID, in: $0) }
+    let payees = try await store.read { try await PayeeRepository.payees(of: userID, in: $0) }
     return .with { $0.payees = payees.map(\.appPayee) }
   }
 
@@ -143,7 +143,7 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
       throw RPCError(code: .invalidArgument, message: "limit \(request.limit) is not within 1–500 (0: 100)")
     }
     let limit = request.limit == 0 ? 100 : Int(request.limit)
-    let records = try await store.read { try await PaymentRecordBook.latest(limit, of: userID, in: $0) }
+    let records = try await store.read { try await PaymentRecordRepository.latest(limit, of: userID, in: $0) }
     return .with { $0.payments = records.map(\.appPayment) }
   }
 
@@ -153,8 +153,8 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
     let userID = try UserIdentity.caller()
     let (bills, requests) = try await store.read { database in
       (
-        try await BillBook.bills(of: userID, in: database).filter(\.isRequest),
-        try await PaymentRecordBook.requests(askedOf: userID, in: database)
+        try await BillRepository.bills(of: userID, in: database).filter(\.isRequest),
+        try await PaymentRecordRepository.requests(askedOf: userID, in: database)
       )
     }
     let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -193,9 +193,9 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
           code: .failedPrecondition, message: "\(source.nickname) does not hold \(bill.amountDue) to pay it")
       }
       return (
-        try await BillBook.bill(bill.id, of: userID, in: database) ?? bill,
-        try await PaymentRecordBook.record(bill.requestID, in: database),
-        try await AccountBook.account(source.id, in: database) ?? source
+        try await BillRepository.bill(bill.id, of: userID, in: database) ?? bill,
+        try await PaymentRecordRepository.record(bill.requestID, in: database),
+        try await AccountRepository.account(source.id, in: database) ?? source
       )
     }
     return .with {
@@ -216,8 +216,8 @@ struct UnicornPayAppService: Intentmesh_Payments_V1_UnicornPayApp.SimpleServiceP
         throw RPCError(code: .failedPrecondition, message: failure.description)
       }
       return (
-        try await BillBook.bill(bill.id, of: userID, in: database) ?? bill,
-        try await PaymentRecordBook.record(bill.requestID, in: database)
+        try await BillRepository.bill(bill.id, of: userID, in: database) ?? bill,
+        try await PaymentRecordRepository.record(bill.requestID, in: database)
       )
     }
     return .with { $0.request = bill.appRequest(record) }

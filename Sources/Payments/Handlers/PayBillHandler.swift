@@ -73,7 +73,7 @@ struct PayBillHandler: IntentHandler {
     let (bills, scheduled) = try await store.read { database in
       (
         try await BillResolver.load(userID: context.userID, from: database),
-        try await ScheduledPaymentBook.payments(of: context.userID, in: database)
+        try await ScheduledPaymentRepository.payments(of: context.userID, in: database)
       )
     }
     let bill = bills.billToPay(intent.billPayee, type: intent.billType).map {
@@ -110,7 +110,7 @@ struct PayBillHandler: IntentHandler {
 
   /// The bill with its scheduled payments counted: what they will pay on their day is no longer
   /// due now, so the same bill cannot be paid twice over.
-  static func outstanding(_ bill: StoredBill, scheduled: [ScheduledPayment]) -> StoredBill {
+  static func outstanding(_ bill: StoredBill, scheduled: [StoredScheduledPayment]) -> StoredBill {
     let pending = scheduled.filter { $0.kind == .bill && $0.billID == bill.id && $0.status == .pending }
       .reduce(Int64(0)) { $0 + $1.amount.minorUnits }
     guard pending > 0 else { return bill }
@@ -162,20 +162,20 @@ struct PayBillHandler: IntentHandler {
     var from: StoredAccount
     var amount: Money
     var date: ScheduledDate.Check
-    var payer: PaymentProfile
+    var payer: StoredPaymentProfile
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
     Plan, IntentRefusal<Response>
   > {
-    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let bills = try await BillResolver.load(userID: context.userID, from: database)
     guard let found = bills.billToPay(intent.billPayee, type: intent.billType) else {
       return .failure(IntentRefusal(.failure, "unresolvedBill"))
     }
     let bill = Self.outstanding(
-      found, scheduled: try await ScheduledPaymentBook.payments(of: context.userID, in: database))
+      found, scheduled: try await ScheduledPaymentRepository.payments(of: context.userID, in: database))
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let from =
       AccountResolver.isEmpty(intent.fromAccount)
@@ -218,7 +218,7 @@ struct PayBillHandler: IntentHandler {
     switch plan.date {
     case .later(let day):
       try await ScheduledHold.book(
-        ScheduledPayment(
+        StoredScheduledPayment(
           id: identifiers.next(), userID: context.userID, kind: .bill, fromAccount: plan.from.id,
           billID: plan.bill.id, amount: plan.amount, dueDate: day, dueAt: ScheduledHold.dueAt(day, context: context),
           holdMovementID: movementID),
@@ -234,12 +234,12 @@ struct PayBillHandler: IntentHandler {
           id: movementID, userID: context.userID, kind: .bill, intentIdentifier: context.intentIdentifier,
           description: "\(plan.bill.payeeNickname) bill", from: plan.from.id, to: billers, amount: plan.amount),
         at: milliseconds, in: database)
-      try await BillBook.applyPayment(
+      try await BillRepository.applyPayment(
         plan.amount, toBill: plan.bill.id, on: CalendarDay(context.now, timeZone: context.timeZone), in: database)
     }
-    let bills = try await BillBook.bills(of: context.userID, in: database)
+    let bills = try await BillRepository.bills(of: context.userID, in: database)
     plan.bill = bills.first { $0.id == plan.bill.id } ?? plan.bill
-    plan.from = try await AccountBook.account(plan.from.id, in: database) ?? plan.from
+    plan.from = try await AccountRepository.account(plan.from.id, in: database) ?? plan.from
     context.logger.info("paid bill", metadata: ["amount": "\(plan.amount)", "bill": "\(plan.bill.id)"])
     return IntentAnswer(Self.response(.success, plan: plan, intent: intent, context: context))
   }

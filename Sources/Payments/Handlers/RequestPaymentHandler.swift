@@ -53,18 +53,18 @@ struct RequestPaymentHandler: IntentHandler {
   }
 
   struct Plan {
-    var payer: Payee
+    var payer: StoredPayee
     var account: StoredAccount
     var amount: Money
     var note: String
-    var requester: PaymentProfile
-    var payerProfile: PaymentProfile
+    var requester: StoredPaymentProfile
+    var payerProfile: StoredPaymentProfile
   }
 
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
     Plan, IntentRefusal<Response>
   > {
-    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let amount: Money
@@ -82,7 +82,8 @@ struct RequestPaymentHandler: IntentHandler {
     }
     let payers = try await PayeeResolver.load(userID: context.userID, from: database)
     guard case .success = payers.resolvePayer(intent.payer), let payer = payers.payee(for: intent.payer),
-      let requester = profile.readyProfile, let payerProfile = try await PaymentProfile.load(payer.userID, in: database)
+      let requester = profile.readyProfile,
+      let payerProfile = try await StoredPaymentProfile.load(payer.userID, in: database)
     else {
       return .failure(IntentRefusal(.failure, "unresolvedPayer"))
     }
@@ -93,7 +94,7 @@ struct RequestPaymentHandler: IntentHandler {
       return .failure(IntentRefusal(.failure, "noteTooLong"))
     }
     guard
-      try await PaymentRecordBook.pendingRequests(from: requester.userID, to: payerProfile.userID, in: database)
+      try await PaymentRecordRepository.pendingRequests(from: requester.userID, to: payerProfile.userID, in: database)
         < PaymentRequests.maximumPending
     else { return .failure(IntentRefusal(.failure, "tooManyPendingRequests")) }
     return .success(

@@ -65,7 +65,7 @@ struct SearchForAccountsHandler: IntentHandler {
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
-    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return refusal }
     let resolver = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     var found = resolver.accounts

@@ -43,7 +43,7 @@ struct SearchForBillsHandler: IntentHandler {
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
     Response
   > {
-    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return refusal }
     let resolver = try await BillResolver.load(userID: context.userID, from: database)
     var found = resolver.bills(payee: intent.hasBillPayee ? intent.billPayee : BillPayee(), type: intent.billType)

@@ -65,7 +65,7 @@ struct SendPaymentHandler: IntentHandler {
 
   /// Everything handle needs, or the answer that refuses it.
   struct Plan {
-    var payee: Payee
+    var payee: StoredPayee
     var source: StoredAccount
     var amount: Money
     var note: String
@@ -75,7 +75,7 @@ struct SendPaymentHandler: IntentHandler {
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
     Plan, IntentRefusal<Response>
   > {
-    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let check = AmountCheck.check(
@@ -95,7 +95,7 @@ struct SendPaymentHandler: IntentHandler {
     let payees = try await PayeeResolver.load(userID: context.userID, from: database)
     guard case .success = payees.resolvePayee(intent.payee, shortfall: false),
       let payee = payees.payee(for: intent.payee), let payer = profile.readyProfile,
-      let recipient = try await PaymentProfile.load(payee.userID, in: database)
+      let recipient = try await StoredPaymentProfile.load(payee.userID, in: database)
     else { return .failure(IntentRefusal(.failure, "unresolvedPayee")) }
     guard recipient.userID != payer.userID else { return .failure(IntentRefusal(.failure, "payeeIsPayer")) }
     // The note is stored on the payee's side too: bounded like a request's.

@@ -101,7 +101,7 @@ struct TransferMoneyHandler: IntentHandler {
   func makePlan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
     Plan, IntentRefusal<Response>
   > {
-    let profile = ProfileCheck.check(try await PaymentProfile.load(context.userID, in: database))
+    let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
     if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     guard let from = accounts.account(for: intent.fromAccount) else {
@@ -142,7 +142,7 @@ struct TransferMoneyHandler: IntentHandler {
     switch plan.date {
     case .later(let day):
       try await ScheduledHold.book(
-        ScheduledPayment(
+        StoredScheduledPayment(
           id: identifiers.next(), userID: context.userID, kind: .transfer, fromAccount: plan.from.id,
           toAccount: plan.to.id, amount: plan.amount, dueDate: day, dueAt: ScheduledHold.dueAt(day, context: context),
           holdMovementID: movementID),
@@ -160,8 +160,8 @@ struct TransferMoneyHandler: IntentHandler {
         at: milliseconds, in: database)
     }
     // Answer with the balances after the movement.
-    plan.from = try await AccountBook.account(plan.from.id, in: database) ?? plan.from
-    plan.to = try await AccountBook.account(plan.to.id, in: database) ?? plan.to
+    plan.from = try await AccountRepository.account(plan.from.id, in: database) ?? plan.from
+    plan.to = try await AccountRepository.account(plan.to.id, in: database) ?? plan.to
     context.logger.info("transferred money", metadata: ["amount": "\(plan.amount)", "fee": "\(plan.fee)"])
     return IntentAnswer(Self.response(.success, plan: plan, intent: intent, context: context))
   }

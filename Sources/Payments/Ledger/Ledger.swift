@@ -73,7 +73,7 @@ enum Ledger {
     async throws -> String
   {
     let id = purpose.id(currency: currency)
-    try await AccountBook.insert(
+    try await AccountRepository.insert(
       StoredAccount(
         id: id, ownerID: "", isSystem: true, nickname: purpose.rawValue, type: .unspecified,
         organizationName: "UnicornPay", currency: currency),

@@ -9,7 +9,7 @@ internal import SQLKit
 /// records what `ScheduledSettlement` does on the day.
 enum ScheduledHold {
   static func book(
-    _ payment: ScheduledPayment, fee: Money? = nil, description: String, context: IntentContext,
+    _ payment: StoredScheduledPayment, fee: Money? = nil, description: String, context: IntentContext,
     in database: any SQLDatabase
   ) async throws {
     let hold = try await Ledger.systemAccount(.scheduled, currency: payment.amount.currency, in: database)
@@ -23,7 +23,7 @@ enum ScheduledHold {
         id: payment.holdMovementID, userID: context.userID, kind: .scheduledHold,
         intentIdentifier: context.intentIdentifier, description: description, legs: legs),
       at: context.now.epochMilliseconds, in: database)
-    try await ScheduledPaymentBook.insert(payment, in: database)
+    try await ScheduledPaymentRepository.insert(payment, in: database)
   }
 
   /// The instant a payment for `day` may settle: the start of the day in the user's time zone.

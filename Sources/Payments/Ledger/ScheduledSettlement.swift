@@ -16,7 +16,7 @@ enum ScheduledSettlement {
     let nowMilliseconds = now.epochMilliseconds
     var settled = 0
     while true {
-      let batch = try await store.read { try await ScheduledPaymentBook.due(at: nowMilliseconds, in: $0) }
+      let batch = try await store.read { try await ScheduledPaymentRepository.due(at: nowMilliseconds, in: $0) }
       if batch.isEmpty { return settled }
       for payment in batch {
         let movementID = identifiers.next()
@@ -30,11 +30,11 @@ enum ScheduledSettlement {
 
   /// Settles one payment; false when it was settled already (by another round or replica).
   static func settle(
-    _ payment: ScheduledPayment, movementID: String, at milliseconds: Int64, in database: any SQLDatabase
+    _ payment: StoredScheduledPayment, movementID: String, at milliseconds: Int64, in database: any SQLDatabase
   )
     async throws -> Bool
   {
-    guard try await ScheduledPaymentBook.markSettled(payment.id, movementID: movementID, in: database) else {
+    guard try await ScheduledPaymentRepository.markSettled(payment.id, movementID: movementID, in: database) else {
       return false
     }
     let hold = try await Ledger.systemAccount(.scheduled, currency: payment.amount.currency, in: database)
@@ -50,7 +50,7 @@ enum ScheduledSettlement {
         to: destination, amount: payment.amount),
       at: milliseconds, in: database)
     if payment.kind == .bill {
-      try await BillBook.applyPayment(payment.amount, toBill: payment.billID, on: payment.dueDate, in: database)
+      try await BillRepository.applyPayment(payment.amount, toBill: payment.billID, on: payment.dueDate, in: database)
     }
     return true
   }

@@ -28,17 +28,17 @@ struct AccountResolver: Sendable {
 
   /// The user's accounts and account vocabulary; `profile`, when the caller has read it already,
   /// spares reading it again for the home currency.
-  static func load(userID: String, profile: PaymentProfile? = nil, from database: any SQLDatabase)
+  static func load(userID: String, profile: StoredPaymentProfile? = nil, from database: any SQLDatabase)
     async throws -> AccountResolver
   {
     let homeCurrency: String
     if let profile {
       homeCurrency = profile.homeCurrency
     } else {
-      homeCurrency = try await PaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD"
+      homeCurrency = try await StoredPaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD"
     }
     return AccountResolver(
-      accounts: try await AccountBook.accounts(of: userID, in: database),
+      accounts: try await AccountRepository.accounts(of: userID, in: database),
       nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
       organizations: try await UserVocabulary.entries(userID: userID, type: .paymentsOrganizationName, in: database),
       defaultCurrency: homeCurrency)

@@ -14,7 +14,7 @@ struct BillResolver: Sendable {
   init(bills: [StoredBill]) { self.bills = bills }
 
   static func load(userID: String, from database: any SQLDatabase) async throws -> BillResolver {
-    BillResolver(bills: try await BillBook.bills(of: userID, in: database))
+    BillResolver(bills: try await BillRepository.bills(of: userID, in: database))
   }
 
   static func isEmpty(_ payee: BillPayee) -> Bool {

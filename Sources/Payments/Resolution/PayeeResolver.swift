@@ -9,17 +9,17 @@ internal import IntentMeshCore
 /// Finds the payees a spoken person names — by identifier, by the user's contact-name vocabulary, or
 /// by display, given or full name or handle — and applies SendPayment's and RequestPayment's rules.
 struct PayeeResolver: Sendable {
-  let payees: [Payee]
+  let payees: [StoredPayee]
   let vocabulary: [UserVocabulary.Entry]
 
-  init(payees: [Payee], vocabulary: [UserVocabulary.Entry]) {
+  init(payees: [StoredPayee], vocabulary: [UserVocabulary.Entry]) {
     self.payees = payees
     self.vocabulary = vocabulary
   }
 
   static func load(userID: String, from database: any SQLDatabase) async throws -> PayeeResolver {
     PayeeResolver(
-      payees: try await PayeeBook.payees(of: userID, in: database),
+      payees: try await PayeeRepository.payees(of: userID, in: database),
       vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
   }
 
@@ -27,14 +27,14 @@ struct PayeeResolver: Sendable {
   static func spokenName(of person: Intentmesh_V1_Person) -> String { person.spokenName }
 
   /// The payees `person` may mean, best first; an identified person means exactly that payee.
-  func candidates(for person: Intentmesh_V1_Person) -> [Payee] {
+  func candidates(for person: Intentmesh_V1_Person) -> [StoredPayee] {
     let id = person.customIdentifier.isEmpty ? person.contactIdentifier : person.customIdentifier
     if !id.isEmpty { return payees.filter { $0.id == id } }
     let name = Self.spokenName(of: person)
     guard !name.isEmpty else { return [] }
     let wanted = NameMatching.normalized(name)
-    var found: [Payee] = []
-    func add(_ payee: Payee) {
+    var found: [StoredPayee] = []
+    func add(_ payee: StoredPayee) {
       if !found.contains(where: { $0.id == payee.id }) { found.append(payee) }
     }
     for entry in vocabulary
@@ -49,7 +49,7 @@ struct PayeeResolver: Sendable {
   }
 
   /// The one payee `person` names, when it names exactly one.
-  func payee(for person: Intentmesh_V1_Person) -> Payee? {
+  func payee(for person: Intentmesh_V1_Person) -> StoredPayee? {
     let found = candidates(for: person)
     return found.count == 1 ? found[0] : nil
   }

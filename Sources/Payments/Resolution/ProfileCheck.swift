@@ -8,7 +8,7 @@ internal import IntentsKit
 /// credentials, are the terms accepted, is the user eligible.
 enum ProfileCheck {
   enum Outcome: Sendable, Equatable {
-    case ready(PaymentProfile)
+    case ready(StoredPaymentProfile)
     /// No UnicornPay profile: the app must be opened to sign up.
     case noProfile
     /// Signed out or credentials not verified.
@@ -17,7 +17,7 @@ enum ProfileCheck {
     case notEligible
   }
 
-  static func check(_ profile: PaymentProfile?) -> Outcome {
+  static func check(_ profile: StoredPaymentProfile?) -> Outcome {
     guard let profile else { return .noProfile }
     guard profile.signedIn, profile.credentialsVerified else { return .credentialsUnverified }
     guard profile.termsAccepted else { return .termsAcceptanceRequired }
@@ -74,7 +74,7 @@ extension ProfileCheck.Outcome {
     }
   }
 
-  var readyProfile: PaymentProfile? {
+  var readyProfile: StoredPaymentProfile? {
     if case .ready(let profile) = self { return profile }
     return nil
   }

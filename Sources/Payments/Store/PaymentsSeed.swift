@@ -14,35 +14,38 @@ enum PaymentsSeed {
   /// When the opening balances were posted: 2026-05-01 00:00 UTC.
   static let openedAt: Int64 = 1_777_593_600_000
 
-  static let payees: [Payee] = [
-    Payee(id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicornpay.example"),
-    Payee(
+  static let payees: [StoredPayee] = [
+    StoredPayee(
+      id: "buttercup", displayName: "Buttercup", givenName: "Buttercup", handle: "buttercup@unicornpay.example"),
+    StoredPayee(
       id: "scott", displayName: "Scott Andrus", givenName: "Scott", familyName: "Andrus",
       handle: "scott@unicornpay.example"),
-    Payee(id: "cj", displayName: "CJ", givenName: "CJ", handle: "cj@unicornpay.example"),
-    Payee(
+    StoredPayee(id: "cj", displayName: "CJ", givenName: "CJ", handle: "cj@unicornpay.example"),
+    StoredPayee(
       id: "celestra-moon", displayName: "Celestra Moon", givenName: "Celestra", familyName: "Moon",
       handle: "celestra.moon@unicornpay.example"),
-    Payee(
+    StoredPayee(
       id: "celestra-star", displayName: "Celestra Star", givenName: "Celestra", familyName: "Star",
       handle: "celestra.star@unicornpay.example"),
     // No UnicornPay user has this handle.
-    Payee(
+    StoredPayee(
       id: "pinky", displayName: "Pinky Nose", givenName: "Pinky", familyName: "Nose", handle: "pinky@meadow.example"),
-    Payee(
+    StoredPayee(
       id: "lucky", displayName: "Lucky Moontrotter", givenName: "Lucky", familyName: "Moontrotter",
       handle: "lucky@unicornpay.example"),
-    Payee(id: "ghost", displayName: "Ghost", givenName: "Ghost", handle: ""),
+    StoredPayee(id: "ghost", displayName: "Ghost", givenName: "Ghost", handle: ""),
   ]
 
   /// The users besides Diana and Scott: the people Diana pays and asks, each with an empty
   /// UnicornPay Balance in USD; Lucky has not verified their account yet.
-  static let otherUsers: [PaymentProfile] = [
-    PaymentProfile(userID: "buttercup", displayName: "Buttercup", handle: "buttercup@unicornpay.example"),
-    PaymentProfile(userID: "cj", displayName: "CJ", handle: "cj@unicornpay.example"),
-    PaymentProfile(userID: "celestra-moon", displayName: "Celestra Moon", handle: "celestra.moon@unicornpay.example"),
-    PaymentProfile(userID: "celestra-star", displayName: "Celestra Star", handle: "celestra.star@unicornpay.example"),
-    PaymentProfile(
+  static let otherUsers: [StoredPaymentProfile] = [
+    StoredPaymentProfile(userID: "buttercup", displayName: "Buttercup", handle: "buttercup@unicornpay.example"),
+    StoredPaymentProfile(userID: "cj", displayName: "CJ", handle: "cj@unicornpay.example"),
+    StoredPaymentProfile(
+      userID: "celestra-moon", displayName: "Celestra Moon", handle: "celestra.moon@unicornpay.example"),
+    StoredPaymentProfile(
+      userID: "celestra-star", displayName: "Celestra Star", handle: "celestra.star@unicornpay.example"),
+    StoredPaymentProfile(
       userID: "lucky", displayName: "Lucky Moontrotter", handle: "lucky@unicornpay.example",
       credentialsVerified: false),
   ]
@@ -110,15 +113,15 @@ enum PaymentsSeed {
   /// profile exists.
   static func seed(_ store: any IntentStore) async throws {
     try await store.write { database in
-      if try await PaymentProfile.load(demoUser, in: database) != nil { return }
+      if try await StoredPaymentProfile.load(demoUser, in: database) != nil { return }
       let profiles = [
-        PaymentProfile(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicornpay.example"),
-        PaymentProfile(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicornpay.example"),
-        PaymentProfile(
+        StoredPaymentProfile(userID: demoUser, displayName: "Diana Huang", handle: "diana@unicornpay.example"),
+        StoredPaymentProfile(userID: "scott", displayName: "Scott Andrus", handle: "scott@unicornpay.example"),
+        StoredPaymentProfile(
           userID: "sleepy", displayName: "Sleepy Hollow", handle: "sleepy@unicornpay.example", signedIn: false),
-        PaymentProfile(
+        StoredPaymentProfile(
           userID: "newbie", displayName: "New Foal", handle: "newbie@unicornpay.example", termsAccepted: false),
-        PaymentProfile(
+        StoredPaymentProfile(
           userID: "grounded", displayName: "Grounded Pony", handle: "grounded@unicornpay.example", eligible: false),
       ]
       for profile in profiles + otherUsers { try await PaymentsApp.signUp(profile, in: database) }
@@ -134,7 +137,7 @@ enum PaymentsSeed {
             organizationName: "UnicornPay", currency: "USD"),
           at: openedAt, in: database)
       }
-      for bill in bills() { try await BillBook.insert(bill, in: database) }
+      for bill in bills() { try await BillRepository.insert(bill, in: database) }
     }
   }
 }

@@ -88,7 +88,7 @@ struct StoredAccount: Sendable, Equatable {
 }
 
 /// Reads and writes account rows.
-enum AccountBook {
+enum AccountRepository {
   static let columns: SQLQueryString = """
     account_id, owner_id, kind, nickname, account_number, account_type, organization_name, currency, balance_minor,
     overdraft_limit_minor, is_default, secondary_balance_type, secondary_balance

@@ -75,7 +75,7 @@ struct StoredBill: Sendable, Equatable {
 }
 
 /// Reads and writes bills.
-enum BillBook {
+enum BillRepository {
   static let select: SQLQueryString = """
     SELECT bill_id, user_id, payee_nickname, payee_organization, payee_account_number, bill_type, status, currency,
            amount_due_minor, minimum_due_minor, late_fee_minor, due_date, payment_date, request_id

@@ -34,7 +34,8 @@ enum PaymentRequests {
   /// requester's pending record and the payer's unpaid bill. Answers the requester's record.
   @discardableResult
   static func send(
-    from requester: PaymentProfile, to payer: PaymentProfile, payerContact: Payee, account: StoredAccount,
+    from requester: StoredPaymentProfile, to payer: StoredPaymentProfile, payerContact: StoredPayee,
+    account: StoredAccount,
     amount: Money, note: String, identifiers: any IdentifierGenerator, now: Date, timeZone: TimeZone,
     in database: any SQLDatabase
   ) async throws -> StoredPaymentRecord {
@@ -46,8 +47,8 @@ enum PaymentRequests {
       counterpartyUserID: payer.userID, counterpartyName: payerContact.displayName, counterpartyHandle: payer.handle,
       accountID: account.id, amount: amount, fee: .zero(amount.currency), note: note, status: .pending,
       movementID: "", linkedRecordID: billID, createdAt: milliseconds)
-    try await PaymentRecordBook.insert(record, in: database)
-    try await BillBook.insert(
+    try await PaymentRecordRepository.insert(record, in: database)
+    try await BillRepository.insert(
       StoredBill(
         id: billID, userID: payer.userID, payeeNickname: requester.displayName, payeeOrganization: "UnicornPay",
         payeeAccountNumber: requester.handle, type: .unspecified, status: .unpaid, amountDue: amount,
@@ -61,41 +62,42 @@ enum PaymentRequests {
   /// requester asked it into, the bill is paid, the requester's record completed.
   @discardableResult
   static func pay(
-    _ bill: StoredBill, by payer: PaymentProfile, from source: StoredAccount, identifiers: any IdentifierGenerator,
+    _ bill: StoredBill, by payer: StoredPaymentProfile, from source: StoredAccount,
+    identifiers: any IdentifierGenerator,
     intentIdentifier: String = "", now: Date, timeZone: TimeZone, in database: any SQLDatabase
   ) async throws -> StoredPaymentRecord {
-    guard let request = try await PaymentRecordBook.record(bill.requestID, in: database),
-      let requester = try await PaymentProfile.load(request.userID, in: database)
+    guard let request = try await PaymentRecordRepository.record(bill.requestID, in: database),
+      let requester = try await StoredPaymentProfile.load(request.userID, in: database)
     else { throw Failure.notFound(bill.id) }
     guard bill.status == .unpaid, request.status == .pending else { throw Failure.notPending(bill.id) }
-    guard let destination = try await AccountBook.account(request.accountID, in: database),
+    guard let destination = try await AccountRepository.account(request.accountID, in: database),
       destination.currency == request.amount.currency
     else { throw Failure.requesterCannotReceive(request.amount.currency) }
     let payment = UserPayment(
       payer: payer, source: source, payee: requester, destination: destination, amount: request.amount,
       note: request.note,
-      payeeContact: try await PayeeBook.payee(withHandle: requester.handle, of: payer.userID, in: database))
+      payeeContact: try await PayeeRepository.payee(withHandle: requester.handle, of: payer.userID, in: database))
     let (sent, _) = try await payment.post(
       identifiers: identifiers, intentIdentifier: intentIdentifier, at: now.epochMilliseconds,
       in: database)
     guard
-      try await PaymentRecordBook.settleRequest(
+      try await PaymentRecordRepository.settleRequest(
         request.id, status: .completed, movementID: sent.movementID, in: database)
     else { throw Failure.notPending(bill.id) }
-    try await BillBook.applyPayment(
+    try await BillRepository.applyPayment(
       request.amount, toBill: bill.id, on: CalendarDay(now, timeZone: timeZone), in: database)
     return sent
   }
 
   /// Declines the request behind `bill`: the bill and the requester's record are canceled.
   static func decline(_ bill: StoredBill, in database: any SQLDatabase) async throws {
-    guard try await BillBook.decline(bill.id, in: database),
-      try await PaymentRecordBook.settleRequest(bill.requestID, status: .canceled, movementID: "", in: database)
+    guard try await BillRepository.decline(bill.id, in: database),
+      try await PaymentRecordRepository.settleRequest(bill.requestID, status: .canceled, movementID: "", in: database)
     else { throw Failure.notPending(bill.id) }
   }
 
   /// The request bill `id` of `userID`, if it is theirs.
   static func bill(_ id: String, of userID: String, in database: any SQLDatabase) async throws -> StoredBill? {
-    try await BillBook.bill(id, of: userID, in: database).flatMap { $0.isRequest ? $0 : nil }
+    try await BillRepository.bill(id, of: userID, in: database).flatMap { $0.isRequest ? $0 : nil }
   }
 }

@@ -9,19 +9,20 @@ internal import SQLKit
 /// account to the payee's, legs summing to zero, and a record on each side linked to the other —
 /// all inside the caller's transaction, so either all of it is stored or none.
 struct UserPayment: Sendable {
-  var payer: PaymentProfile
+  var payer: StoredPaymentProfile
   var source: StoredAccount
-  var payee: PaymentProfile
+  var payee: StoredPaymentProfile
   var destination: StoredAccount
   var amount: Money
   var note: String
   /// The payee as the payer's contact (their name in the payer's book); nil when paid through a
   /// request from someone the payer never added.
-  var payeeContact: Payee?
+  var payeeContact: StoredPayee?
 
   init(
-    payer: PaymentProfile, source: StoredAccount, payee: PaymentProfile, destination: StoredAccount, amount: Money,
-    note: String, payeeContact: Payee? = nil
+    payer: StoredPaymentProfile, source: StoredAccount, payee: StoredPaymentProfile, destination: StoredAccount,
+    amount: Money,
+    note: String, payeeContact: StoredPayee? = nil
   ) {
     self.payer = payer
     self.source = source
@@ -36,7 +37,7 @@ struct UserPayment: Sendable {
   static func receivingAccount(of userID: String, currency: String, in database: any SQLDatabase)
     async throws -> StoredAccount?
   {
-    try await AccountBook.accounts(of: userID, in: database).first { $0.isDefault && $0.currency == currency }
+    try await AccountRepository.accounts(of: userID, in: database).first { $0.isDefault && $0.currency == currency }
   }
 
   /// Posts the payment; answers the payer's record. Throws `Ledger.Failure.wouldOverdraw` when the
@@ -61,14 +62,14 @@ struct UserPayment: Sendable {
       counterpartyUserID: payee.userID, counterpartyName: payeeName, counterpartyHandle: payee.handle,
       accountID: source.id, amount: amount, fee: .zero(amount.currency), note: note, status: .completed,
       movementID: movementID, linkedRecordID: receivedID, createdAt: milliseconds)
-    let payerInPayeeBook = try await PayeeBook.payee(withHandle: payer.handle, of: payee.userID, in: database)
+    let payerInPayeeBook = try await PayeeRepository.payee(withHandle: payer.handle, of: payee.userID, in: database)
     let received = StoredPaymentRecord(
       id: receivedID, userID: payee.userID, direction: .receive, counterpartyID: payerInPayeeBook?.id ?? "",
       counterpartyUserID: payer.userID, counterpartyName: payerInPayeeBook?.displayName ?? payer.displayName,
       counterpartyHandle: payer.handle, accountID: destination.id, amount: amount, fee: .zero(amount.currency),
       note: note, status: .completed, movementID: movementID, linkedRecordID: sentID, createdAt: milliseconds)
-    try await PaymentRecordBook.insert(sent, in: database)
-    try await PaymentRecordBook.insert(received, in: database)
+    try await PaymentRecordRepository.insert(sent, in: database)
+    try await PaymentRecordRepository.insert(received, in: database)
     return (sent, received)
   }
 }

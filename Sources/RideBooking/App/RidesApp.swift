@@ -11,8 +11,8 @@ internal import IntentsKit
 /// answers.
 enum RidesApp {
   /// Makes `rider` a UnicornRides rider. ALREADY_EXISTS when they are one.
-  static func signUp(_ rider: Rider, in database: any SQLDatabase) async throws {
-    if try await Rider.load(rider.userID, in: database) != nil {
+  static func signUp(_ rider: StoredRider, in database: any SQLDatabase) async throws {
+    if try await StoredRider.load(rider.userID, in: database) != nil {
       throw RPCError(code: .alreadyExists, message: "\(rider.userID) is already a UnicornRides rider")
     }
     try await rider.save(in: database)
@@ -21,8 +21,8 @@ enum RidesApp {
   /// Charges the rider's next fares, fees and tips to `method`. FAILED_PRECONDITION before SignUp.
   static func setPaymentMethod(
     _ method: Intentmesh_V1_PaymentMethod, of userID: String, in database: any SQLDatabase
-  ) async throws -> Rider {
-    guard var rider = try await Rider.load(userID, in: database) else {
+  ) async throws -> StoredRider {
+    guard var rider = try await StoredRider.load(userID, in: database) else {
       throw RPCError(code: .failedPrecondition, message: "\(userID) is no UnicornRides rider: SignUp first")
     }
     rider.paymentMethod = method

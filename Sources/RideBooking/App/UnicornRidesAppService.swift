@@ -24,7 +24,7 @@ struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleS
     request: Intentmesh_Ridebooking_V1_SignUpRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_SignUpResponse {
     let userID = try UserIdentity.caller()
-    let rider = Rider(
+    let rider = StoredRider(
       userID: userID, displayName: try AppInput.displayName(request.displayName),
       paymentMethod: try RidesApp.paymentMethod(request.paymentMethod))
     try await store.write { try await RidesApp.signUp(rider, in: $0) }
@@ -35,7 +35,7 @@ struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleS
     request: Intentmesh_Ridebooking_V1_GetRiderRequest, context: ServerContext
   ) async throws -> Intentmesh_Ridebooking_V1_GetRiderResponse {
     let userID = try UserIdentity.caller()
-    guard let rider = try await store.read({ try await Rider.load(userID, in: $0) }) else {
+    guard let rider = try await store.read({ try await StoredRider.load(userID, in: $0) }) else {
       throw RPCError(code: .notFound, message: "\(userID) is no UnicornRides rider: SignUp first")
     }
     return .with { $0.rider = rider.appRider }
@@ -61,9 +61,9 @@ struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleS
     try await chargeFaresDue(of: userID, at: now)
     let (rides, drivers, charges) = try await store.read { database in
       (
-        try await RideBook.rides(of: userID, limit: request.limit == 0 ? 20 : Int(request.limit), in: database),
-        try await DriverRoster.drivers(in: database),
-        try await RideChargeBook.charges(of: userID, in: database)
+        try await RideRepository.rides(of: userID, limit: request.limit == 0 ? 20 : Int(request.limit), in: database),
+        try await DriverRepository.drivers(in: database),
+        try await RideChargeRepository.charges(of: userID, in: database)
       )
     }
     let byRide = Dictionary(grouping: charges, by: \.rideID)
@@ -85,7 +85,7 @@ struct UnicornRidesAppService: Intentmesh_Ridebooking_V1_UnicornRidesApp.SimpleS
     let userID = try UserIdentity.caller()
     let now = clock.now()
     try await chargeFaresDue(of: userID, at: now)
-    let charges = try await store.read { try await RideChargeBook.charges(of: userID, in: $0) }
+    let charges = try await store.read { try await RideChargeRepository.charges(of: userID, in: $0) }
     return .with { $0.charges = charges.map(\.appCharge) }
   }
 }
@@ -94,12 +94,14 @@ extension UnicornRidesAppService {
   /// Charges the fares of the caller's rides that completed since the maintenance task last ran,
   /// so that they are shown; takes the write lock only when one is due.
   func chargeFaresDue(of userID: String, at now: Date) async throws {
-    guard try await store.read({ try await RideChargeBook.hasFaresDue(of: userID, at: now, in: $0) }) else { return }
-    try await store.write { try await RideChargeBook.chargeCompletedFares(of: userID, at: now, in: $0) }
+    guard try await store.read({ try await RideChargeRepository.hasFaresDue(of: userID, at: now, in: $0) }) else {
+      return
+    }
+    try await store.write { try await RideChargeRepository.chargeCompletedFares(of: userID, at: now, in: $0) }
   }
 }
 
-extension Rider {
+extension StoredRider {
   var appRider: Intentmesh_Ridebooking_V1_Rider {
     .with {
       $0.userID = userID
@@ -109,7 +111,7 @@ extension Rider {
   }
 }
 
-extension RideCharge {
+extension StoredRideCharge {
   var appCharge: Intentmesh_Ridebooking_V1_Charge {
     .with {
       $0.rideIdentifier = rideID

@@ -10,9 +10,9 @@ internal import IntentMeshCore
 /// name among the known places.
 struct PlaceResolver: Sendable {
   let area: ServiceArea
-  let places: [KnownPlace]
+  let places: [StoredKnownPlace]
 
-  init(area: ServiceArea, places: [KnownPlace]) {
+  init(area: ServiceArea, places: [StoredKnownPlace]) {
     self.area = area
     self.places = places
   }
@@ -23,7 +23,7 @@ struct PlaceResolver: Sendable {
   }
 
   /// The places a placemark without coordinates may mean.
-  func candidates(for placemark: Intentmesh_V1_Placemark) -> [KnownPlace] {
+  func candidates(for placemark: Intentmesh_V1_Placemark) -> [StoredKnownPlace] {
     let spoken = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }
     return places.filter { place in
       spoken.contains { phrase in ([place.name] + place.aliases).contains { NameMatching.matches(phrase, $0) } }

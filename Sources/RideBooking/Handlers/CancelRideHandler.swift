@@ -61,9 +61,9 @@ struct CancelRideHandler: IntentHandler {
     switch try await plan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer
     case .success(let (schedule, fee)):
-      try await RideBook.cancel(schedule.ride.id, at: context.now, feeCents: fee, in: database)
-      try await DriverRoster.release(heldBy: schedule.ride.id, at: context.now, in: database)
-      try await RideChargeBook.charge(
+      try await RideRepository.cancel(schedule.ride.id, at: context.now, feeCents: fee, in: database)
+      try await DriverRepository.release(heldBy: schedule.ride.id, at: context.now, in: database)
+      try await RideChargeRepository.charge(
         .cancellationFee, of: schedule.ride, amountCents: fee, at: context.now, in: database)
       context.logger.info("cancelled ride", metadata: ["ride": "\(schedule.ride.id)", "fee": "\(fee)"])
       return IntentAnswer(Self.response(.success, feeCents: fee))

@@ -37,7 +37,7 @@ struct ListRideOptionsHandler: IntentHandler {
   }
 
   func places() async throws -> PlaceResolver {
-    PlaceResolver(area: area, places: try await store.read { try await PlaceBook.places(in: $0) })
+    PlaceResolver(area: area, places: try await store.read { try await PlaceRepository.places(in: $0) })
   }
 
   func resolvePickup(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Placemark> {
@@ -57,7 +57,7 @@ struct ListRideOptionsHandler: IntentHandler {
     if desk.runningRide(at: context.now) != nil {
       return IntentAnswer(code: .failureRequiringAppLaunchPreviousRideNeedsCompletion)
     }
-    let resolver = PlaceResolver(area: area, places: try await PlaceBook.places(in: database))
+    let resolver = PlaceResolver(area: area, places: try await PlaceRepository.places(in: database))
     guard let pickup = resolver.located(intent.pickupLocation).flatMap(GeoPoint.init),
       let dropOff = resolver.located(intent.dropOffLocation).flatMap(GeoPoint.init)
     else {

@@ -50,7 +50,7 @@ struct RequestRideHandler: IntentHandler {
   }
 
   func places() async throws -> PlaceResolver {
-    PlaceResolver(area: area, places: try await store.read { try await PlaceBook.places(in: $0) })
+    PlaceResolver(area: area, places: try await store.read { try await PlaceRepository.places(in: $0) })
   }
 
   func resolvePickup(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Placemark> {
@@ -115,13 +115,13 @@ struct RequestRideHandler: IntentHandler {
 
   /// Everything handle needs, or the code that refuses it.
   struct Plan {
-    var rider: Rider
+    var rider: StoredRider
     var offer: RideOffer
     var partySize: Int
     var pickup: Placemark
     var dropOff: Placemark
     var scheduledPickup: Date?
-    var driver: Driver
+    var driver: StoredDriver
     var fare: FareCalculator.Fare
   }
 
@@ -136,7 +136,7 @@ struct RequestRideHandler: IntentHandler {
     if desk.runningRide(at: context.now) != nil {
       return .failure(IntentRefusal(.failureRequiringAppLaunchPreviousRideNeedsCompletion, "previousRideRunning"))
     }
-    let resolver = PlaceResolver(area: area, places: try await PlaceBook.places(in: database))
+    let resolver = PlaceResolver(area: area, places: try await PlaceRepository.places(in: database))
     guard let pickup = resolver.located(intent.pickupLocation), let dropOff = resolver.located(intent.dropOffLocation),
       let pickupPoint = GeoPoint(pickup), let dropOffPoint = GeoPoint(dropOff)
     else { return .failure(IntentRefusal(.failure, "unresolvedPlace")) }
@@ -163,7 +163,8 @@ struct RequestRideHandler: IntentHandler {
     }
     guard let offer else { return .failure(IntentRefusal(.failure, "noRideFits")) }
     // Only a driver no ride holds is offered: none free is SiriKit's "service temporarily unavailable".
-    guard let driver = DriverRoster.nearest(to: pickupPoint, among: desk.drivers.filter { $0.isFree(at: context.now) })
+    guard
+      let driver = DriverRepository.nearest(to: pickupPoint, among: desk.drivers.filter { $0.isFree(at: context.now) })
     else {
       return .failure(IntentRefusal(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "noDriver"))
     }
@@ -176,8 +177,8 @@ struct RequestRideHandler: IntentHandler {
         driver: driver, fare: fare))
   }
 
-  func ride(_ plan: Plan, id: String, context: IntentContext) -> Ride {
-    Ride(
+  func ride(_ plan: Plan, id: String, context: IntentContext) -> StoredRide {
+    StoredRide(
       id: id, userID: context.userID, offerID: plan.offer.id, partySize: plan.partySize, pickup: plan.pickup,
       dropOff: plan.dropOff, bookedAt: context.now, scheduledPickup: plan.scheduledPickup, driverID: plan.driver.id,
       fareCents: plan.fare.totalCents, maximumFareCents: plan.fare.maximumCents, surge: plan.fare.surge,
@@ -212,12 +213,12 @@ struct RequestRideHandler: IntentHandler {
       let schedule = RideSchedule(ride: booked, driver: plan.driver)
       // The driver is held until the ride completes; a booking that raced this one for them won.
       guard
-        try await DriverRoster.hold(
+        try await DriverRepository.hold(
           plan.driver.id, for: booked.id, at: context.now, until: schedule.completedAt, in: database)
       else {
         return IntentRefusal<Response>(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "driverTaken").answer
       }
-      try await RideBook.insert(booked, completesAt: schedule.completedAt, in: database)
+      try await RideRepository.insert(booked, completesAt: schedule.completedAt, in: database)
       context.logger.info("booked ride", metadata: ["ride": "\(booked.id)", "option": "\(plan.offer.name)"])
       var response = Response(code: .success)
       response.rideStatus = schedule.status(at: context.now, offer: plan.offer)

@@ -10,7 +10,7 @@ enum RideOptionsQuote {
   static let disclaimer = "Fares are estimates; traffic and surge can change the final price."
 
   static func option(
-    _ offer: RideOffer, from pickup: GeoPoint, to dropOff: GeoPoint, partySize: Int, drivers: [Driver], now: Date,
+    _ offer: RideOffer, from pickup: GeoPoint, to dropOff: GeoPoint, partySize: Int, drivers: [StoredDriver], now: Date,
     timeZone: TimeZone
   ) -> RideOption {
     let kilometres = pickup.distanceKilometres(to: dropOff)
@@ -46,8 +46,8 @@ enum RideOptionsQuote {
   }
 
   /// When the nearest driver, setting off a minute from now, would reach `pickup`.
-  static func estimatedPickup(at pickup: GeoPoint, drivers: [Driver], now: Date) -> Date {
-    guard let driver = DriverRoster.nearest(to: pickup, among: drivers) else { return now }
+  static func estimatedPickup(at pickup: GeoPoint, drivers: [StoredDriver], now: Date) -> Date {
+    guard let driver = DriverRepository.nearest(to: pickup, among: drivers) else { return now }
     let approach = max(
       120, (driver.stable.distanceKilometres(to: pickup) / RideSchedule.kilometresPerHour * 3600).rounded())
     return now.addingTimeInterval(RideSchedule.dispatchDelay + approach)

@@ -36,7 +36,7 @@ struct SendRideFeedbackHandler: IntentHandler {
   }
 
   func plan(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Result<
-    (Ride, Int?, Int64?), IntentRefusal<Response>
+    (StoredRide, Int?, Int64?), IntentRefusal<Response>
   > {
     let desk = try await RideDesk.load(userID: context.userID, in: database)
     guard let schedule = desk.ride(intent.rideIdentifier, at: context.now) else {
@@ -73,8 +73,8 @@ struct SendRideFeedbackHandler: IntentHandler {
     switch try await plan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer
     case .success(let (ride, rating, tip)):
-      try await RideBook.recordFeedback(ride.id, rating: rating, tipCents: tip, in: database)
-      try await RideChargeBook.charge(.tip, of: ride, amountCents: tip ?? 0, at: context.now, in: database)
+      try await RideRepository.recordFeedback(ride.id, rating: rating, tipCents: tip, in: database)
+      try await RideChargeRepository.charge(.tip, of: ride, amountCents: tip ?? 0, at: context.now, in: database)
       return IntentAnswer(code: .success)
     }
   }

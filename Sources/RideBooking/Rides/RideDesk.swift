@@ -6,18 +6,18 @@ internal import SQLKit
 /// What the ride handlers read for one user, in one go: the rider, their rides (newest first) and
 /// the driver roster.
 struct RideDesk: Sendable {
-  let rider: Rider?
-  let rides: [Ride]
-  let drivers: [Driver]
+  let rider: StoredRider?
+  let rides: [StoredRide]
+  let drivers: [StoredDriver]
 
   static func load(userID: String, in database: any SQLDatabase) async throws -> RideDesk {
     RideDesk(
-      rider: try await Rider.load(userID, in: database),
-      rides: try await RideBook.rides(of: userID, in: database),
-      drivers: try await DriverRoster.drivers(in: database))
+      rider: try await StoredRider.load(userID, in: database),
+      rides: try await RideRepository.rides(of: userID, in: database),
+      drivers: try await DriverRepository.drivers(in: database))
   }
 
-  func schedule(of ride: Ride) -> RideSchedule? {
+  func schedule(of ride: StoredRide) -> RideSchedule? {
     drivers.first { $0.id == ride.driverID }.map { RideSchedule(ride: ride, driver: $0) }
   }
 

@@ -15,8 +15,8 @@ struct RideSchedule: Sendable {
   static let positionInterval: TimeInterval = 30
   static let kilometresPerHour = 30.0
 
-  let ride: Ride
-  let driver: Driver
+  let ride: StoredRide
+  let driver: StoredDriver
   let stable: GeoPoint
   let pickupPoint: GeoPoint
   let dropOffPoint: GeoPoint
@@ -26,7 +26,7 @@ struct RideSchedule: Sendable {
   let ongoingAt: Date
   let completedAt: Date
 
-  init(ride: Ride, driver: Driver) {
+  init(ride: StoredRide, driver: StoredDriver) {
     self.ride = ride
     self.driver = driver
     stable = driver.stable

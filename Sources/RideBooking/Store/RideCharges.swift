@@ -6,7 +6,7 @@ internal import SQLKit
 
 /// Money charged to a rider's payment method for a ride: its fare once it completed, a
 /// cancellation fee, a tip. At most one of each kind per ride, whoever records it and however often.
-struct RideCharge: Sendable, Equatable {
+struct StoredRideCharge: Sendable, Equatable {
   enum Kind: String, Sendable, CaseIterable {
     case fare
     case cancellationFee = "cancellation-fee"
@@ -35,14 +35,14 @@ struct RideCharge: Sendable, Equatable {
 }
 
 /// Reads and writes charges.
-enum RideChargeBook {
+enum RideChargeRepository {
   /// Charges `kind` of `ride` (`amountCents` > 0) to its rider's payment method as it is now; does
   /// nothing when the ride already has that charge or the amount is zero. True when charged now.
   @discardableResult
   static func charge(
-    _ kind: RideCharge.Kind, of ride: Ride, amountCents: Int64, at date: Date, in database: any SQLDatabase
+    _ kind: StoredRideCharge.Kind, of ride: StoredRide, amountCents: Int64, at date: Date, in database: any SQLDatabase
   ) async throws -> Bool {
-    guard amountCents > 0, let rider = try await Rider.load(ride.userID, in: database) else { return false }
+    guard amountCents > 0, let rider = try await StoredRider.load(ride.userID, in: database) else { return false }
     return
       !(try await database.raw(
         """
@@ -66,13 +66,13 @@ enum RideChargeBook {
     let user: SQLQueryString = userID.map { "AND r.user_id = \(bind: $0)" } ?? ""
     let due = try await database.raw(
       """
-      SELECT \(RideBook.prefixedColumns) FROM rides_rides r
+      SELECT \(RideRepository.prefixedColumns) FROM rides_rides r
       WHERE r.canceled_at IS NULL AND r.completes_at > 0 AND r.completes_at <= \(bind: now.epochMilliseconds)
         AND r.fare_cents > 0 \(user)
         AND NOT EXISTS (SELECT 1 FROM rides_charges c WHERE c.ride_id = r.ride_id AND c.kind = 'fare')
       ORDER BY r.completes_at LIMIT 500
       """
-    ).all().map(RideBook.decode)
+    ).all().map(RideRepository.decode)
     var charged = 0
     for ride in due where try await charge(.fare, of: ride, amountCents: ride.fareCents, at: now, in: database) {
       charged += 1
@@ -94,7 +94,7 @@ enum RideChargeBook {
   }
 
   /// The user's charges, newest first.
-  static func charges(of userID: String, in database: any SQLDatabase) async throws -> [RideCharge] {
+  static func charges(of userID: String, in database: any SQLDatabase) async throws -> [StoredRideCharge] {
     try await database.raw(
       """
       SELECT ride_id, kind, user_id, amount_cents, payment_method_type, payment_method_name, payment_method_hint,
@@ -102,9 +102,9 @@ enum RideChargeBook {
       FROM rides_charges WHERE user_id = \(bind: userID) ORDER BY charged_at DESC, ride_id, kind
       """
     ).all().map { row in
-      RideCharge(
+      StoredRideCharge(
         rideID: try row.decode(column: "ride_id", as: String.self),
-        kind: RideCharge.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .fare,
+        kind: StoredRideCharge.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .fare,
         userID: try row.decode(column: "user_id", as: String.self),
         amountCents: try row.decode(column: "amount_cents", as: Int64.self),
         paymentMethod: try .with {

@@ -7,7 +7,7 @@ internal import Foundation
 internal import SQLKit
 
 /// Every user's messages.
-enum Mailbox {
+enum MessageRepository {
   static func insert(_ message: StoredMessage, in database: any SQLDatabase) async throws {
     try await database.raw(
       """

@@ -7,7 +7,7 @@ internal import IntentMeshProtos
 internal import SQLKit
 
 /// A person in a user's UnicornChat address book.
-struct Contact: Sendable, Equatable {
+struct StoredContact: Sendable, Equatable {
   var id: String
   var displayName: String
   var givenName: String
@@ -56,7 +56,7 @@ struct Contact: Sendable, Equatable {
 }
 
 /// Reads a user's address book.
-enum ContactDirectory {
+enum ContactRepository {
   /// Each contact with the user it is bound to (has an account), and whether that user takes the
   /// book owner's messages (service on, owner not blocked).
   static let select: SQLQueryString = """
@@ -70,14 +70,14 @@ enum ContactDirectory {
     """
 
   /// The user's address book, by display name.
-  static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [Contact] {
+  static func contacts(of userID: String, in database: any SQLDatabase) async throws -> [StoredContact] {
     try await database.raw("\(select) WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id")
       .all().map(decode)
   }
 
   /// The user's contact with this handle (compared without case), if any.
   static func contact(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
-    -> Contact?
+    -> StoredContact?
   {
     try await database.raw(
       "\(select) WHERE c.user_id = \(bind: userID) AND LOWER(c.handle) = \(bind: handle.lowercased())"
@@ -85,8 +85,8 @@ enum ContactDirectory {
   }
 
   /// Adds `contact`, bound to the user who holds its handle now (if any).
-  static func add(_ contact: Contact, for userID: String, in database: any SQLDatabase) async throws {
-    let holder = try await MessagingAccounts.account(handle: contact.handle, in: database)?.userID ?? ""
+  static func add(_ contact: StoredContact, for userID: String, in database: any SQLDatabase) async throws {
+    let holder = try await MessagingAccountRepository.account(handle: contact.handle, in: database)?.userID ?? ""
     try await database.raw(
       """
       INSERT INTO messaging_contacts
@@ -100,7 +100,7 @@ enum ContactDirectory {
   /// Binds the user's contact with `handle` to the user who holds it now, when it is bound to
   /// nobody. True when it was bound now.
   static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
-    guard let holder = try await MessagingAccounts.account(handle: handle, in: database) else { return false }
+    guard let holder = try await MessagingAccountRepository.account(handle: handle, in: database) else { return false }
     return
       !(try await database.raw(
         """
@@ -111,8 +111,8 @@ enum ContactDirectory {
       ).all()).isEmpty
   }
 
-  static func decode(_ row: any SQLRow) throws -> Contact {
-    Contact(
+  static func decode(_ row: any SQLRow) throws -> StoredContact {
+    StoredContact(
       id: try row.decode(column: "contact_id", as: String.self),
       displayName: try row.decode(column: "display_name", as: String.self),
       givenName: try row.decode(column: "given_name", as: String.self),

@@ -5,7 +5,7 @@ internal import IntentMeshProtos
 internal import SQLKit
 
 /// A UnicornRides user: whether their credentials are verified, and how they pay.
-struct Rider: Sendable, Equatable {
+struct StoredRider: Sendable, Equatable {
   var userID: String
   var displayName: String
   var credentialsVerified: Bool
@@ -20,14 +20,14 @@ struct Rider: Sendable, Equatable {
     self.paymentMethod = paymentMethod
   }
 
-  static func load(_ userID: String, in database: any SQLDatabase) async throws -> Rider? {
+  static func load(_ userID: String, in database: any SQLDatabase) async throws -> StoredRider? {
     try await database.raw(
       """
       SELECT display_name, credentials_verified, payment_method_type, payment_method_name, payment_method_hint
       FROM rides_riders WHERE user_id = \(bind: userID)
       """
     ).first().map { row in
-      Rider(
+      StoredRider(
         userID: userID,
         displayName: try row.decode(column: "display_name", as: String.self),
         credentialsVerified: try row.decodeFlag(column: "credentials_verified"),

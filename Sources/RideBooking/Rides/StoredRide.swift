@@ -5,7 +5,7 @@ internal import RideBookingProtos
 
 /// A booked ride as stored. Where it stands at any moment follows from these facts and the clock
 /// (`RideSchedule`); only what people do — booking, cancelling, feedback — is written.
-struct Ride: Sendable, Equatable {
+struct StoredRide: Sendable, Equatable {
   var id: String
   var userID: String
   var offerID: String

@@ -7,7 +7,7 @@ internal import SQLKit
 /// A transfer or bill payment for a later day. Handle moves the money from the user's account into
 /// UnicornPay's scheduled-hold account at once (so it cannot be spent twice); `ScheduledPayments`
 /// settles it on its day.
-struct ScheduledPayment: Sendable, Equatable {
+struct StoredScheduledPayment: Sendable, Equatable {
   enum Kind: String, Sendable { case transfer, bill }
 
   var id: String
@@ -47,8 +47,8 @@ struct ScheduledPayment: Sendable, Equatable {
 }
 
 /// Reads and writes scheduled payments.
-enum ScheduledPaymentBook {
-  static func insert(_ payment: ScheduledPayment, in database: any SQLDatabase) async throws {
+enum ScheduledPaymentRepository {
+  static func insert(_ payment: StoredScheduledPayment, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO payments_scheduled (scheduled_id, user_id, kind, from_account, to_account, bill_id, amount_minor,
@@ -64,14 +64,14 @@ enum ScheduledPaymentBook {
 
   /// Pending payments whose moment has come, oldest first.
   static func due(at millisecondsSince1970: Int64, limit: Int = 100, in database: any SQLDatabase) async throws
-    -> [ScheduledPayment]
+    -> [StoredScheduledPayment]
   {
     try await select(
       "WHERE status = \(bind: PaymentStatus.pending.rawValue) AND due_at <= \(bind: millisecondsSince1970) ORDER BY due_at, scheduled_id LIMIT \(bind: limit)",
       in: database)
   }
 
-  static func payments(of userID: String, in database: any SQLDatabase) async throws -> [ScheduledPayment] {
+  static func payments(of userID: String, in database: any SQLDatabase) async throws -> [StoredScheduledPayment] {
     try await select("WHERE user_id = \(bind: userID) ORDER BY due_at, scheduled_id", in: database)
   }
 
@@ -89,7 +89,7 @@ enum ScheduledPaymentBook {
   }
 
   private static func select(_ filter: SQLQueryString, in database: any SQLDatabase) async throws
-    -> [ScheduledPayment]
+    -> [StoredScheduledPayment]
   {
     try await database.raw(
       """
@@ -98,10 +98,10 @@ enum ScheduledPaymentBook {
       FROM payments_scheduled \(filter)
       """
     ).all().map { row in
-      ScheduledPayment(
+      StoredScheduledPayment(
         id: try row.decode(column: "scheduled_id", as: String.self),
         userID: try row.decode(column: "user_id", as: String.self),
-        kind: ScheduledPayment.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .transfer,
+        kind: StoredScheduledPayment.Kind(rawValue: try row.decode(column: "kind", as: String.self)) ?? .transfer,
         fromAccount: try row.decode(column: "from_account", as: String.self),
         toAccount: try row.decode(column: "to_account", as: String.self),
         billID: try row.decode(column: "bill_id", as: String.self),

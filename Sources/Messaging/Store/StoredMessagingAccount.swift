@@ -7,7 +7,7 @@ internal import IntentMeshProtos
 internal import SQLKit
 
 /// A user's own UnicornChat account: whether they are signed in and the service is on for them.
-struct MessagingAccount: Sendable, Equatable {
+struct StoredMessagingAccount: Sendable, Equatable {
   var userID: String
   var displayName: String
   var handle: String
@@ -37,8 +37,8 @@ struct MessagingAccount: Sendable, Equatable {
 }
 
 /// Reads and writes accounts.
-enum MessagingAccounts {
-  static func account(of userID: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
+enum MessagingAccountRepository {
+  static func account(of userID: String, in database: any SQLDatabase) async throws -> StoredMessagingAccount? {
     try await database.raw(
       """
       SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
@@ -48,7 +48,7 @@ enum MessagingAccounts {
   }
 
   /// The user whose handle this is (handles are compared as given, without case).
-  static func account(handle: String, in database: any SQLDatabase) async throws -> MessagingAccount? {
+  static func account(handle: String, in database: any SQLDatabase) async throws -> StoredMessagingAccount? {
     try await database.raw(
       """
       SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
@@ -57,8 +57,8 @@ enum MessagingAccounts {
     ).first().map(decode)
   }
 
-  private static func decode(_ row: any SQLRow) throws -> MessagingAccount {
-    MessagingAccount(
+  private static func decode(_ row: any SQLRow) throws -> StoredMessagingAccount {
+    StoredMessagingAccount(
       userID: try row.decode(column: "user_id", as: String.self),
       displayName: try row.decode(column: "display_name", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),
@@ -67,7 +67,7 @@ enum MessagingAccounts {
     )
   }
 
-  static func save(_ account: MessagingAccount, in database: any SQLDatabase) async throws {
+  static func save(_ account: StoredMessagingAccount, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO messaging_accounts (user_id, display_name, handle, signed_in, service_enabled)

@@ -5,7 +5,7 @@ internal import IntentMeshProtos
 internal import SQLKit
 
 /// A driver and the vehicle they drive, and where they wait for a ride (their stable).
-struct Driver: Sendable, Equatable {
+struct StoredDriver: Sendable, Equatable {
   var id: String
   var givenName: String
   var familyName: String
@@ -53,8 +53,8 @@ struct Driver: Sendable, Equatable {
 }
 
 /// Reads and writes the driver roster.
-enum DriverRoster {
-  static func drivers(in database: any SQLDatabase) async throws -> [Driver] {
+enum DriverRepository {
+  static func drivers(in database: any SQLDatabase) async throws -> [StoredDriver] {
     try await database.raw(
       """
       SELECT driver_id, given_name, family_name, rating, phone_number, registration_plate, latitude, longitude,
@@ -62,7 +62,7 @@ enum DriverRoster {
       FROM rides_drivers ORDER BY driver_id
       """
     ).all().map { row in
-      Driver(
+      StoredDriver(
         id: try row.decode(column: "driver_id", as: String.self),
         givenName: try row.decode(column: "given_name", as: String.self),
         familyName: try row.decode(column: "family_name", as: String.self),
@@ -77,7 +77,7 @@ enum DriverRoster {
     }
   }
 
-  static func add(_ driver: Driver, in database: any SQLDatabase) async throws {
+  static func add(_ driver: StoredDriver, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_drivers (driver_id, given_name, family_name, rating, phone_number, registration_plate,
@@ -114,7 +114,7 @@ enum DriverRoster {
   }
 
   /// The driver whose stable is nearest `pickup` (ties by id): who gets dispatched.
-  static func nearest(to pickup: GeoPoint, among drivers: [Driver]) -> Driver? {
+  static func nearest(to pickup: GeoPoint, among drivers: [StoredDriver]) -> StoredDriver? {
     drivers.min { a, b in
       let da = a.stable.distanceKilometres(to: pickup)
       let db = b.stable.distanceKilometres(to: pickup)

@@ -1,7 +1,7 @@
 internal import SQLKit
 
 /// The handles each user blocks (stored lower case).
-enum BlockList {
+enum BlockRepository {
   static func set(_ handle: String, blocked: Bool, by userID: String, in database: any SQLDatabase) async throws {
     if blocked {
       try await database.raw(

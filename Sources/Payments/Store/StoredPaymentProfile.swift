@@ -5,7 +5,7 @@ internal import SwiftProtobuf
 internal import SQLKit
 
 /// A user's own UnicornPay standing: signed in, verified, terms accepted, eligible.
-struct PaymentProfile: Sendable, Equatable {
+struct StoredPaymentProfile: Sendable, Equatable {
   var userID: String
   var displayName: String
   var handle: String
@@ -31,12 +31,12 @@ struct PaymentProfile: Sendable, Equatable {
     self.eligible = eligible
   }
 
-  static func load(_ userID: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
+  static func load(_ userID: String, in database: any SQLDatabase) async throws -> StoredPaymentProfile? {
     try await database.raw("\(select) WHERE user_id = \(bind: userID)").first().map(decode)
   }
 
   /// The user whose handle is `handle` (any case), if any.
-  static func load(handle: String, in database: any SQLDatabase) async throws -> PaymentProfile? {
+  static func load(handle: String, in database: any SQLDatabase) async throws -> StoredPaymentProfile? {
     guard !handle.isEmpty else { return nil }
     return try await database.raw("\(select) WHERE LOWER(handle) = \(bind: handle.lowercased())").first().map(decode)
   }
@@ -46,8 +46,8 @@ struct PaymentProfile: Sendable, Equatable {
     FROM payments_profiles
     """
 
-  static func decode(_ row: any SQLRow) throws -> PaymentProfile {
-    PaymentProfile(
+  static func decode(_ row: any SQLRow) throws -> StoredPaymentProfile {
+    StoredPaymentProfile(
       userID: try row.decode(column: "user_id", as: String.self),
       displayName: try row.decode(column: "display_name", as: String.self),
       handle: try row.decode(column: "handle", as: String.self),

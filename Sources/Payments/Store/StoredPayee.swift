@@ -8,7 +8,7 @@ internal import SQLKit
 /// payee who is a UnicornPay user can be paid or asked: the user who held the handle when the payee
 /// was added (bound then, so that signing up with a handle later takes nobody's payments); whether
 /// they verified their account is read from their profile.
-struct Payee: Sendable, Equatable {
+struct StoredPayee: Sendable, Equatable {
   var id: String
   var displayName: String
   var givenName: String
@@ -55,7 +55,7 @@ struct Payee: Sendable, Equatable {
 }
 
 /// Reads and writes a user's payees, each with the user their handle belongs to.
-enum PayeeBook {
+enum PayeeRepository {
   static let select: SQLQueryString = """
     SELECT c.contact_id, c.display_name, c.given_name, c.family_name, c.handle, p.user_id AS payee_user,
            p.credentials_verified AS payee_verified
@@ -63,14 +63,14 @@ enum PayeeBook {
     LEFT JOIN payments_profiles p ON c.payee_user <> '' AND p.user_id = c.payee_user
     """
 
-  static func payees(of userID: String, in database: any SQLDatabase) async throws -> [Payee] {
+  static func payees(of userID: String, in database: any SQLDatabase) async throws -> [StoredPayee] {
     try await database.raw("\(select) WHERE c.user_id = \(bind: userID) ORDER BY c.display_name, c.contact_id")
       .all().map(decode)
   }
 
   /// The user's payee with `handle` (any case), if any.
   static func payee(withHandle handle: String, of userID: String, in database: any SQLDatabase) async throws
-    -> Payee?
+    -> StoredPayee?
   {
     try await database.raw(
       "\(select) WHERE c.user_id = \(bind: userID) AND LOWER(c.handle) = \(bind: handle.lowercased())"
@@ -78,8 +78,8 @@ enum PayeeBook {
   }
 
   /// Adds `payee`, bound to the user who holds its handle now (if any).
-  static func add(_ payee: Payee, for userID: String, in database: any SQLDatabase) async throws {
-    let holder = try await PaymentProfile.load(handle: payee.handle, in: database)?.userID ?? ""
+  static func add(_ payee: StoredPayee, for userID: String, in database: any SQLDatabase) async throws {
+    let holder = try await StoredPaymentProfile.load(handle: payee.handle, in: database)?.userID ?? ""
     try await database.raw(
       """
       INSERT INTO payments_contacts (user_id, contact_id, display_name, given_name, family_name, handle, payee_user)
@@ -92,7 +92,7 @@ enum PayeeBook {
   /// Binds the user's payee with `handle` to the user who holds it now, when it is bound to nobody.
   /// True when it was bound now.
   static func bind(handle: String, of userID: String, in database: any SQLDatabase) async throws -> Bool {
-    guard let holder = try await PaymentProfile.load(handle: handle, in: database) else { return false }
+    guard let holder = try await StoredPaymentProfile.load(handle: handle, in: database) else { return false }
     return
       !(try await database.raw(
         """
@@ -103,8 +103,8 @@ enum PayeeBook {
       ).all()).isEmpty
   }
 
-  static func decode(_ row: any SQLRow) throws -> Payee {
-    Payee(
+  static func decode(_ row: any SQLRow) throws -> StoredPayee {
+    StoredPayee(
       id: try row.decode(column: "contact_id", as: String.self),
       displayName: try row.decode(column: "display_name", as: String.self),
       givenName: try row.decode(column: "given_name", as: String.self),

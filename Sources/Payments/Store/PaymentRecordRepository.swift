@@ -55,7 +55,7 @@ struct StoredPaymentRecord: Sendable, Equatable {
 }
 
 /// Reads and writes payment records.
-enum PaymentRecordBook {
+enum PaymentRecordRepository {
   static let columns: SQLQueryString = """
     record_id, user_id, direction, counterparty_id, counterparty_user, counterparty_name, counterparty_handle,
     account_id, amount_minor, currency, fee_minor, note, status, movement_id, linked_record, created_at

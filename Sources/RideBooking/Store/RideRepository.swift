@@ -5,7 +5,7 @@ internal import IntentMeshProtos
 internal import SQLKit
 
 /// Reads and writes rides. Places are stored as their protobuf JSON.
-enum RideBook {
+enum RideRepository {
   static let columns: SQLQueryString = """
     ride_id, user_id, offer_id, party_size, pickup, drop_off, booked_at, scheduled_pickup_at, driver_id, fare_cents,
     maximum_fare_cents, surge, payment_method_name, canceled_at, cancellation_fee_cents, rating, tip_cents
@@ -19,7 +19,7 @@ enum RideBook {
     r.cancellation_fee_cents, r.rating, r.tip_cents
     """
 
-  static func insert(_ ride: Ride, completesAt: Date, in database: any SQLDatabase) async throws {
+  static func insert(_ ride: StoredRide, completesAt: Date, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_rides (\(columns), completes_at)
@@ -34,19 +34,19 @@ enum RideBook {
     ).run()
   }
 
-  static func ride(_ id: String, in database: any SQLDatabase) async throws -> Ride? {
+  static func ride(_ id: String, in database: any SQLDatabase) async throws -> StoredRide? {
     try await database.raw("SELECT \(columns) FROM rides_rides WHERE ride_id = \(bind: id)").first().map(decode)
   }
 
   /// The user's rides, most recently booked first.
-  static func rides(of userID: String, in database: any SQLDatabase) async throws -> [Ride] {
+  static func rides(of userID: String, in database: any SQLDatabase) async throws -> [StoredRide] {
     try await database.raw(
       "SELECT \(columns) FROM rides_rides WHERE user_id = \(bind: userID) ORDER BY booked_at DESC, ride_id DESC"
     ).all().map(decode)
   }
 
   /// The user's latest `limit` rides, most recently booked first.
-  static func rides(of userID: String, limit: Int, in database: any SQLDatabase) async throws -> [Ride] {
+  static func rides(of userID: String, limit: Int, in database: any SQLDatabase) async throws -> [StoredRide] {
     try await database.raw(
       """
       SELECT \(columns) FROM rides_rides WHERE user_id = \(bind: userID)
@@ -72,8 +72,8 @@ enum RideBook {
     ).run()
   }
 
-  static func decode(_ row: any SQLRow) throws -> Ride {
-    Ride(
+  static func decode(_ row: any SQLRow) throws -> StoredRide {
+    StoredRide(
       id: try row.decode(column: "ride_id", as: String.self),
       userID: try row.decode(column: "user_id", as: String.self),
       offerID: try row.decode(column: "offer_id", as: String.self),

@@ -6,7 +6,7 @@ internal import SwiftProtobuf
 internal import SQLKit
 
 /// A user's named conversation groups ("Rainbow Riders").
-enum MessageGroups {
+enum MessageGroupRepository {
   struct Group: Sendable, Equatable {
     var id: String
     var name: String

@@ -6,7 +6,7 @@ internal import SQLKit
 
 /// A place UnicornRides knows by name ("300 Post Street", "the forest"), for placemarks a client
 /// sends without coordinates.
-struct KnownPlace: Sendable, Equatable {
+struct StoredKnownPlace: Sendable, Equatable {
   var name: String
   /// Other names it answers to, e.g. "the forest".
   var aliases: [String]
@@ -34,12 +34,12 @@ struct KnownPlace: Sendable, Equatable {
 }
 
 /// Reads and writes known places.
-enum PlaceBook {
-  static func places(in database: any SQLDatabase) async throws -> [KnownPlace] {
+enum PlaceRepository {
+  static func places(in database: any SQLDatabase) async throws -> [StoredKnownPlace] {
     try await database.raw(
       "SELECT name, aliases, latitude, longitude, thoroughfare, locality FROM rides_places ORDER BY name"
     ).all().map { row in
-      KnownPlace(
+      StoredKnownPlace(
         name: try row.decode(column: "name", as: String.self),
         aliases: try row.decode(column: "aliases", as: String.self).split(separator: ";").map(String.init),
         point: GeoPoint(
@@ -50,7 +50,7 @@ enum PlaceBook {
     }
   }
 
-  static func add(_ place: KnownPlace, in database: any SQLDatabase) async throws {
+  static func add(_ place: StoredKnownPlace, in database: any SQLDatabase) async throws {
     try await database.raw(
       """
       INSERT INTO rides_places (name, aliases, latitude, longitude, thoroughfare, locality)
