@@ -8,26 +8,25 @@ import Logging
 import SQLKit
 import SwiftProtobuf
 
-/// UnicornNote's store, migrated and seeded in a fresh SQLite file, with handlers over it and a
-/// manual clock in Zurich.
+/// UnicornNote's handlers over its store (`DomainFixture`: migrated and seeded as the service does)
+/// with a manual clock in Zurich.
 struct NotesFixture {
   static let start = Date(timeIntervalSince1970: 1_779_440_400)  // 2026-05-22 09:00 UTC, 11:00 in Zurich
   static let zurich = TimeZone(identifier: "Europe/Zurich")!
 
-  let store: any IntentStore
-  let clock: ManualClock
+  let domain: DomainFixture
   let identifiers = SequentialIdentifierGenerator(prefix: "item")
+  var store: any IntentStore { domain.store }
+  var clock: ManualClock { domain.clock }
 
   static func with<T: Sendable>(_ body: (NotesFixture) async throws -> T) async throws -> T {
-    try await TestStore.with(named: "notes-test") { store in
-      try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + NotesSchema.migrations)
-      try await NotesSeed.seed(store)
-      return try await body(NotesFixture(store: store, clock: ManualClock(start: start)))
-    }
+    try await DomainFixture.with(
+      UnicornNote.definition(), user: NotesSeed.demoUser, timeZone: zurich, start: start, intentIdentifier: "test"
+    ) { try await body(NotesFixture(domain: $0)) }
   }
 
   func context() -> IntentContext {
-    IntentContext(userID: NotesSeed.demoUser, timeZone: Self.zurich, intentIdentifier: "test", now: clock.now())
+    domain.context()
   }
 
   var createNote: CreateNoteHandler { CreateNoteHandler(store: store, identifiers: identifiers) }
@@ -38,16 +37,11 @@ struct NotesFixture {
   var search: SearchForNotebookItemsHandler { SearchForNotebookItemsHandler(store: store, clock: clock) }
 
   func handle<H: IntentHandler>(_ handler: H, _ intent: H.Intent) async throws -> IntentAnswer<H.Response> {
-    let context = context()
-    return try await store.write { try await handler.handle(intent: intent, context: context, database: $0) }
+    try await domain.handle(handler, intent)
   }
 
   func setVocabulary(_ type: Intentmesh_V1_VocabularyStringType, _ entries: [(String, String)]) async throws {
-    try await store.write { database in
-      try await UserVocabulary.replace(
-        userID: NotesSeed.demoUser, type: type,
-        with: entries.map { UserVocabulary.Entry(phrase: $0.0, vocabularyIdentifier: $0.1) }, in: database)
-    }
+    try await domain.setVocabulary(type, entries)
   }
 }
 

@@ -8,28 +8,25 @@ import Logging
 @testable import Messaging
 import SQLKit
 
-/// UnicornChat's store, migrated and seeded in a fresh SQLite file, with handlers over it and a
-/// fixed clock: business logic tested without a network.
+/// UnicornChat's handlers over its store (`DomainFixture`: migrated and seeded as the service does)
+/// at a fixed time in Zurich: business logic tested without a network.
 struct MessagingFixture {
   static let now = Date(timeIntervalSince1970: 1_779_440_400)  // 2026-05-22 09:00 UTC
-  static let manifest = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Services/Messaging/Manifest")
+  static let manifest = DomainFixture.manifest(of: "Messaging")
 
-  let store: any IntentStore
+  let domain: DomainFixture
   let identifiers = SequentialIdentifierGenerator(prefix: "msg")
+  var store: any IntentStore { domain.store }
 
   static func with<T: Sendable>(_ body: (MessagingFixture) async throws -> T) async throws -> T {
-    try await TestStore.with(named: "messaging-test") { store in
-      try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + MessagingSchema.migrations)
-      try await MessagingSeed.seed(store)
-      return try await body(MessagingFixture(store: store))
-    }
+    try await DomainFixture.with(
+      UnicornChat.definition(), user: MessagingSeed.demoUser, timeZone: TimeZone(identifier: "Europe/Zurich")!,
+      start: now
+    ) { try await body(MessagingFixture(domain: $0)) }
   }
 
   func context(user: String = MessagingSeed.demoUser, identifier: String = "") -> IntentContext {
-    IntentContext(
-      userID: user, timeZone: TimeZone(identifier: "Europe/Zurich")!, intentIdentifier: identifier, now: Self.now)
+    domain.context(user: user, identifier: identifier)
   }
 
   var send: SendMessageHandler { SendMessageHandler(store: store, identifiers: identifiers) }
@@ -40,8 +37,7 @@ struct MessagingFixture {
   func handle<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = MessagingSeed.demoUser) async throws
     -> H.Response
   {
-    let context = context(user: user, identifier: "test-intent")
-    return try await store.write { try await handler.handle(intent: intent, context: context, database: $0).response }
+    try await domain.handle(handler, intent, user: user).response
   }
 
   func messageCount(user: String = MessagingSeed.demoUser) async throws -> Int {

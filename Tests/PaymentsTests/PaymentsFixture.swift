@@ -9,30 +9,27 @@ import PaymentsProtos
 import SQLKit
 import SwiftProtobuf
 
-/// UnicornPay's store, migrated and seeded in a fresh SQLite file, with handlers over it and a fixed
-/// clock in Zurich: business logic tested without a network.
+/// UnicornPay's handlers over its store (`DomainFixture`: migrated and seeded as the service does) at
+/// a fixed time in Zurich: business logic tested without a network.
 struct PaymentsFixture {
   static let now = Date(timeIntervalSince1970: 1_779_440_400)  // 2026-05-22 09:00 UTC, 11:00 in Zurich
   static let zurich = TimeZone(identifier: "Europe/Zurich")!
-  static let manifest = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Services/Payments/Manifest")
+  static let manifest = DomainFixture.manifest(of: "Payments")
 
-  let store: any IntentStore
+  let domain: DomainFixture
   let identifiers = SequentialIdentifierGenerator(prefix: "pay")
+  var store: any IntentStore { domain.store }
 
   static func with<T: Sendable>(_ body: (PaymentsFixture) async throws -> T) async throws -> T {
-    try await TestStore.with(named: "payments-test") { store in
-      try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + PaymentsSchema.migrations)
-      try await PaymentsSeed.seed(store)
-      return try await body(PaymentsFixture(store: store))
+    try await DomainFixture.with(UnicornPay.definition(), user: PaymentsSeed.demoUser, timeZone: zurich, start: now) {
+      try await body(PaymentsFixture(domain: $0))
     }
   }
 
   func context(user: String = PaymentsSeed.demoUser, identifier: String = "test-intent", now: Date = Self.now)
     -> IntentContext
   {
-    IntentContext(userID: user, timeZone: Self.zurich, intentIdentifier: identifier, now: now)
+    domain.context(user: user, identifier: identifier, now: now)
   }
 
   var send: SendPaymentHandler { SendPaymentHandler(store: store, identifiers: identifiers) }
@@ -46,14 +43,13 @@ struct PaymentsFixture {
   func handle<H: IntentHandler>(
     _ handler: H, _ intent: H.Intent, user: String = PaymentsSeed.demoUser, now: Date = Self.now
   ) async throws -> IntentAnswer<H.Response> {
-    let context = context(user: user, now: now)
-    return try await store.write { try await handler.handle(intent: intent, context: context, database: $0) }
+    try await domain.handle(handler, intent, user: user, now: now)
   }
 
   func confirm<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = PaymentsSeed.demoUser) async throws
     -> IntentAnswer<H.Response>
   {
-    try await handler.confirm(intent: intent, context: context(user: user))
+    try await domain.confirm(handler, intent, user: user)
   }
 
   /// An account's balance in minor units.
@@ -66,11 +62,7 @@ struct PaymentsFixture {
   }
 
   func setVocabulary(_ type: Intentmesh_V1_VocabularyStringType, _ entries: [(String, String)]) async throws {
-    try await store.write { database in
-      try await UserVocabulary.replace(
-        userID: PaymentsSeed.demoUser, type: type,
-        with: entries.map { UserVocabulary.Entry(phrase: $0.0, vocabularyIdentifier: $0.1) }, in: database)
-    }
+    try await domain.setVocabulary(type, entries)
   }
 }
 

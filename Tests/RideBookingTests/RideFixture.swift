@@ -14,28 +14,24 @@ struct RideFixture {
   /// 2026-05-22 09:00 in San Francisco (16:00 UTC): no surge.
   static let start = Date(timeIntervalSince1970: 1_779_465_600)
   static let sanFrancisco = TimeZone(identifier: "America/Los_Angeles")!
-  static let manifest = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Services/RideBooking/Manifest")
+  static let manifest = DomainFixture.manifest(of: "RideBooking")
 
-  let store: any IntentStore
-  let clock: ManualClock
+  let domain: DomainFixture
   let identifiers = SequentialIdentifierGenerator(prefix: "ride")
   let vocabulary: AppIntentVocabularyPlist
+  var store: any IntentStore { domain.store }
+  var clock: ManualClock { domain.clock }
 
   static func with<T: Sendable>(_ body: (RideFixture) async throws -> T) async throws -> T {
-    try await TestStore.with(named: "rides-test") { store in
-      try await SchemaMigrator.migrate(store, SchemaMigrator.runtime + RideBookingSchema.migrations)
-      try await RideBookingSeed.seed(store)
-      let fixture = RideFixture(
-        store: store, clock: ManualClock(start: start),
-        vocabulary: try AppIntentVocabularyPlist.load(inManifest: manifest))
-      return try await body(fixture)
-    }
+    let vocabulary = try AppIntentVocabularyPlist.load(inManifest: manifest)
+    return try await DomainFixture.with(
+      UnicornRides.definition(), user: RideBookingSeed.demoUser, timeZone: sanFrancisco, start: start,
+      intentIdentifier: "test"
+    ) { try await body(RideFixture(domain: $0, vocabulary: vocabulary)) }
   }
 
   func context(user: String = RideBookingSeed.demoUser) -> IntentContext {
-    IntentContext(userID: user, timeZone: Self.sanFrancisco, intentIdentifier: "test", now: clock.now())
+    domain.context(user: user)
   }
 
   var list: ListRideOptionsHandler { ListRideOptionsHandler(store: store, area: .sanFrancisco) }
@@ -50,14 +46,13 @@ struct RideFixture {
   func handle<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = RideBookingSeed.demoUser)
     async throws -> IntentAnswer<H.Response>
   {
-    let context = context(user: user)
-    return try await store.write { try await handler.handle(intent: intent, context: context, database: $0) }
+    try await domain.handle(handler, intent, user: user)
   }
 
   func confirm<H: IntentHandler>(_ handler: H, _ intent: H.Intent, user: String = RideBookingSeed.demoUser)
     async throws -> IntentAnswer<H.Response>
   {
-    try await handler.confirm(intent: intent, context: context(user: user))
+    try await domain.confirm(handler, intent, user: user)
   }
 
   /// Books "a bicorn to the forest" from 300 Post Street and returns its status.

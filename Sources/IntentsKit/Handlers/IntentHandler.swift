@@ -31,6 +31,9 @@ package protocol IntentHandler: Sendable {
 }
 
 extension IntentHandler {
+  /// What confirm and handle answer: a response code, its fields, and the user activity.
+  package typealias Answer = IntentAnswer<Response>
+
   package static var requiresUserConfirmation: Bool { false }
   package static var confirmationPrompt: String { "" }
   package static var handleHasEffects: Bool { true }

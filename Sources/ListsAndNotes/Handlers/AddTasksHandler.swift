@@ -66,9 +66,7 @@ struct AddTasksHandler: IntentHandler {
     TriggerRules.resolveTemporal(intent.temporalEventTrigger, given: intent.hasTemporalEventTrigger, context: context)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let titles = intent.taskTitles.map { $0.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
       !$0.isEmpty
     }

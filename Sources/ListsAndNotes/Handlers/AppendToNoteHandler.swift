@@ -49,7 +49,7 @@ struct AppendToNoteHandler: IntentHandler {
     return .success(found[0])
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await target(intent: intent, context: context, database: database) {
       case .failure(let refused): return refused.answer
@@ -58,9 +58,7 @@ struct AppendToNoteHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     switch try await target(intent: intent, context: context, database: database) {
     case .failure(let refused): return refused.answer
     case .success(var note):

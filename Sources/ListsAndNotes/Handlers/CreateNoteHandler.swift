@@ -51,9 +51,7 @@ struct CreateNoteHandler: IntentHandler {
       intent.groupName, given: intent.hasGroupName)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !title.isEmpty else {
       return IntentAnswer(code: .failure, userActivity: UserActivityDraft(userInfo: ["error": "noTitle"]))

@@ -45,9 +45,7 @@ struct CreateTaskListHandler: IntentHandler {
       intent.groupName, given: intent.hasGroupName)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
     guard !title.isEmpty else { return IntentRefusal(.failure, "noTitle").answer }
     let notebook = try await Notebook.load(userID: context.userID, in: database)

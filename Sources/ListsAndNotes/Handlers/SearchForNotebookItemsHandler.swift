@@ -42,9 +42,7 @@ struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
     self.clock = clock
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let notebook = try await Notebook.load(userID: context.userID, in: database)
     return IntentAnswer(NotebookSearch(intent: intent, context: context).response(in: notebook))
   }
@@ -55,7 +53,7 @@ struct SearchForNotebookItemsHandler: LiveUpdatingIntentHandler {
   /// for the next.
   func startSendingUpdates(
     for intent: Intent, context: IntentContext,
-    to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
+    to send: @escaping @Sendable (Answer) async throws -> Void
   ) async throws {
     let userID = context.userID
     var first = true

@@ -38,9 +38,7 @@ struct SetTaskAttributeHandler: IntentHandler {
     TriggerRules.resolveTemporal(intent.temporalEventTrigger, given: intent.hasTemporalEventTrigger, context: context)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let notebook = try await Notebook.load(userID: context.userID, in: database)
     let found = ItemResolver(notebook: notebook, timeZone: context.timeZone).tasks(
       named: intent.targetTask.title, identifier: intent.targetTask.identifier)

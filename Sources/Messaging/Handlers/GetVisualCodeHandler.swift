@@ -36,14 +36,12 @@ struct GetVisualCodeHandler: IntentHandler {
     }
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     let account = try await store.read { try await MessagingAccountRepository.account(of: context.userID, in: $0) }
     return Self.accountAnswer(account) ?? IntentAnswer(code: .ready)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let account = try await MessagingAccountRepository.account(of: context.userID, in: database)
     if let refusal = Self.accountAnswer(account) { return refusal }
     guard let account, [.unspecified, .contact].contains(intent.visualCodeType) else {
@@ -63,7 +61,7 @@ struct GetVisualCodeHandler: IntentHandler {
   }
 
   /// No account: the app must be set up (failureAppConfigurationRequired); signed out: open the app.
-  static func accountAnswer(_ account: StoredMessagingAccount?) -> IntentAnswer<Response>? {
+  static func accountAnswer(_ account: StoredMessagingAccount?) -> Answer? {
     switch AccountCheck.check(account) {
     case .needsAppLaunch(let activity) where account == nil:
       return IntentAnswer(code: .failureAppConfigurationRequired, userActivity: activity)

@@ -11,7 +11,7 @@ extension SearchForMessagesHandler {
   /// search — each once, in arrival order. Returns only when cancelled (the client stops).
   func startSendingUpdates(
     for intent: Intent, context: IntentContext,
-    to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
+    to send: @escaping @Sendable (Answer) async throws -> Void
   ) async throws {
     let userID = context.userID
     // The watermark is read before the search: a message arriving in between is in both, and is

@@ -56,18 +56,16 @@ struct SendMessageHandler: IntentHandler {
   }
 
   /// The answer when the account cannot go ahead.
-  static func refusal(_ outcome: AccountCheck.Outcome) -> IntentAnswer<Response>? {
+  static func refusal(_ outcome: AccountCheck.Outcome) -> Answer? {
     outcome.refusal(appLaunch: .failureRequiringAppLaunch, serviceNotAvailable: .failureMessageServiceNotAvailable)
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     let account = try await store.read { try await MessagingAccountRepository.account(of: context.userID, in: $0) }
     return Self.refusal(AccountCheck.check(account)) ?? IntentAnswer(code: .ready)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let outcome = AccountCheck.check(try await MessagingAccountRepository.account(of: context.userID, in: database))
     if let refusal = Self.refusal(outcome) { return refusal }
     guard let account = outcome.readyAccount else { return IntentAnswer(code: .failure) }

@@ -34,7 +34,7 @@ struct SetMessageAttributeHandler: IntentHandler {
     }
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     let account = try await store.read { try await MessagingAccountRepository.account(of: context.userID, in: $0) }
     switch AccountCheck.check(account) {
     case .needsAppLaunch(let activity): return IntentAnswer(code: .failureRequiringAppLaunch, userActivity: activity)
@@ -43,9 +43,7 @@ struct SetMessageAttributeHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     if case .needsAppLaunch(let activity) = AccountCheck.check(
       try await MessagingAccountRepository.account(of: context.userID, in: database))
     {

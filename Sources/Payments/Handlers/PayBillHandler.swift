@@ -169,7 +169,7 @@ struct PayBillHandler: IntentHandler {
     Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
+    if let refusal: Answer = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let bills = try await BillResolver.load(userID: context.userID, from: database)
     guard let found = bills.billToPay(intent.billPayee, type: intent.billType) else {
       return .failure(IntentRefusal(.failure, "unresolvedBill"))
@@ -196,7 +196,7 @@ struct PayBillHandler: IntentHandler {
     return .success(Plan(bill: bill, from: from, amount: amount, date: date, payer: payer))
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -205,9 +205,7 @@ struct PayBillHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     var plan: Plan
     switch try await makePlan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer

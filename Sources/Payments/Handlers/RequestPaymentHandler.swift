@@ -65,7 +65,7 @@ struct RequestPaymentHandler: IntentHandler {
     Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
+    if let refusal: Answer = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let amount: Money
     switch AmountCheck.check(
@@ -103,7 +103,7 @@ struct RequestPaymentHandler: IntentHandler {
         payerProfile: payerProfile))
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -115,9 +115,7 @@ struct RequestPaymentHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let plan: Plan
     switch try await makePlan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer

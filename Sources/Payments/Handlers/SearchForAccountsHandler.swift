@@ -62,11 +62,9 @@ struct SearchForAccountsHandler: IntentHandler {
     return .success(.with { $0.spokenPhrase = first.organizationName })
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return refusal }
+    if let refusal: Answer = profile.refusal(Self.codes) { return refusal }
     let resolver = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     var found = resolver.accounts
     if intent.hasAccountNickname,

@@ -40,11 +40,9 @@ struct SearchForBillsHandler: IntentHandler {
     return bills.resolveSearchPayee(intent.billPayee)
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return refusal }
+    if let refusal: Answer = profile.refusal(Self.codes) { return refusal }
     let resolver = try await BillResolver.load(userID: context.userID, from: database)
     var found = resolver.bills(payee: intent.hasBillPayee ? intent.billPayee : BillPayee(), type: intent.billType)
     if intent.status != .unspecified { found = found.filter { $0.status == intent.status } }

@@ -76,7 +76,7 @@ struct SendPaymentHandler: IntentHandler {
     Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
+    if let refusal: Answer = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     let check = AmountCheck.check(
       intent.hasCurrencyAmount ? intent.currencyAmount : nil)
@@ -113,7 +113,7 @@ struct SendPaymentHandler: IntentHandler {
     return .success(Plan(payee: payee, source: source, amount: amount, note: intent.note, payment: payment))
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -125,9 +125,7 @@ struct SendPaymentHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let plan: Plan
     switch try await makePlan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer

@@ -102,7 +102,7 @@ struct TransferMoneyHandler: IntentHandler {
     Plan, IntentRefusal<Response>
   > {
     let profile = ProfileCheck.check(try await StoredPaymentProfile.load(context.userID, in: database))
-    if let refusal: IntentAnswer<Response> = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
+    if let refusal: Answer = profile.refusal(Self.codes) { return .failure(IntentRefusal(refusal)) }
     let accounts = try await AccountResolver.load(userID: context.userID, profile: profile.readyProfile, from: database)
     guard let from = accounts.account(for: intent.fromAccount) else {
       return .failure(IntentRefusal(.failure, "unresolvedFromAccount"))
@@ -120,7 +120,7 @@ struct TransferMoneyHandler: IntentHandler {
     return .success(Plan(from: from, to: to, amount: amount, fee: fee, date: date))
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -129,9 +129,7 @@ struct TransferMoneyHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     var plan: Plan
     switch try await makePlan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer

@@ -46,7 +46,7 @@ struct CancelRideHandler: IntentHandler {
     return response
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await plan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -55,9 +55,7 @@ struct CancelRideHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     switch try await plan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer
     case .success(let (schedule, fee)):

@@ -27,7 +27,7 @@ struct GetRideStatusHandler: LiveUpdatingIntentHandler {
 
   /// The status answer for the user's ride at `date`, and when it next changes (nil once it ended).
   func current(userID: String, at date: Date, in database: any SQLDatabase) async throws -> (
-    answer: IntentAnswer<Response>, nextChange: Date?
+    answer: Answer, nextChange: Date?
   ) {
     let desk = try await RideDesk.load(userID: userID, in: database)
     guard let rider = desk.rider else { return (IntentRefusal(.failureRequiringAppLaunch, "noRider").answer, nil) }
@@ -40,9 +40,7 @@ struct GetRideStatusHandler: LiveUpdatingIntentHandler {
     return (IntentAnswer(response), schedule.nextChange(after: date))
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     try await current(userID: context.userID, at: context.now, in: database).answer
   }
 
@@ -51,7 +49,7 @@ struct GetRideStatusHandler: LiveUpdatingIntentHandler {
   /// cancellation written meanwhile is picked up at the next change.
   func startSendingUpdates(
     for intent: Intent, context: IntentContext,
-    to send: @escaping @Sendable (IntentAnswer<Response>) async throws -> Void
+    to send: @escaping @Sendable (Answer) async throws -> Void
   ) async throws {
     var last: Response?
     while true {

@@ -48,9 +48,7 @@ struct ListRideOptionsHandler: IntentHandler {
     try await places().resolve(intent.dropOffLocation, prompt: "Where do you want to go?")
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     let desk = try await RideDesk.load(userID: context.userID, in: database)
     guard let rider = desk.rider else { return IntentAnswer(code: .failureRequiringAppLaunch) }
     guard rider.credentialsVerified else { return IntentAnswer(code: .failureRequiringAppLaunchMustVerifyCredentials) }

@@ -185,7 +185,7 @@ struct RequestRideHandler: IntentHandler {
       paymentMethodName: plan.rider.paymentMethod.name)
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -203,9 +203,7 @@ struct RequestRideHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     switch try await makePlan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer
     case .success(let plan):

@@ -58,7 +58,7 @@ struct SendRideFeedbackHandler: IntentHandler {
     return .success((schedule.ride, intent.hasRating ? Int(intent.rating) : nil, tip))
   }
 
-  func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
+  func confirm(intent: Intent, context: IntentContext) async throws -> Answer {
     try await store.read { database in
       switch try await plan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
@@ -67,9 +67,7 @@ struct SendRideFeedbackHandler: IntentHandler {
     }
   }
 
-  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-    Response
-  > {
+  func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
     switch try await plan(intent: intent, context: context, database: database) {
     case .failure(let refusal): return refusal.answer
     case .success(let (ride, rating, tip)):

@@ -47,9 +47,7 @@ enum TestDomain {
       }
     }
 
-    func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> IntentAnswer<
-      Response
-    > {
+    func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
       if intent.content == "explode" { throw TestFailure.exploded }
       try await database.raw(
         "INSERT INTO test_effects (user_id, content) VALUES (\(bind: context.userID), \(bind: intent.content))"
