@@ -146,6 +146,15 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // Starts a server executable as a child process, reads what it prints on a thread of its own
+    // (copied to a log file if asked), waits for its serving line, stops it: `intentmesh up` and the
+    // tests use the same launcher.
+    .target(
+      name: "ServiceLauncher",
+      dependencies: ["IntentMeshCore"],
+      swiftSettings: strictSettings
+    ),
+
     // What every server process shares, the gateway included: transport settings, health, metrics,
     // reflection, request ids, error details. No store and no Foundation (FoundationEssentials only),
     // so the gateway that links it stays small.
@@ -293,6 +302,7 @@ let package = Package(
     .executableTarget(
       name: "IntentMeshCLI",
       dependencies: [
+        "ServiceLauncher",
         "IntentMeshProtos", "ServiceKit", "IntentMeshCore", grpcCore, grpcHTTP2, swiftProtobuf, argumentParser,
       ],
       swiftSettings: strictSettings
@@ -366,6 +376,7 @@ let package = Package(
     .testTarget(
       name: "GatewayTests",
       dependencies: [
+        "ServiceLauncher",
         "Gateway", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting", "Messaging",
         "IntentMeshProtos",
         "MessagingProtos",
@@ -377,6 +388,7 @@ let package = Package(
     .testTarget(
       name: "EndToEndTests",
       dependencies: [
+        "ServiceLauncher",
         "IntentMeshProtos", "MessagingProtos", "PaymentsProtos", "Payments", "RideBookingProtos", "ListsAndNotesProtos",
         "Messaging", "RideBooking", "ListsAndNotes", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore",
         "IntentsKitTesting",

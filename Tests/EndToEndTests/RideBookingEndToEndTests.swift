@@ -3,6 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import IntentsKitTesting
+import ServiceLauncher
 import RideBookingProtos
 import SwiftProtobuf
 import Testing

@@ -1,11 +1,15 @@
 import Foundation
+import IntentMeshCore
 import IntentsKitTesting
+import ServiceLauncher
 
-/// A built service executable running on a loopback port, for end-to-end tests over real sockets.
+/// A built service executable running on a loopback port, for end-to-end tests over real sockets:
+/// ServiceLauncher's `LaunchedProcess` (the launcher `intentmesh up` uses) with the test identity's
+/// token check and the port from its serving line.
 final class ServiceProcess: Sendable {
-  let process: Process
+  let launched: LaunchedProcess
   let port: Int
-  private let output: ChildOutput
+  var process: Process { launched.process }
 
   struct Failure: Error, CustomStringConvertible {
     let description: String
@@ -35,54 +39,33 @@ final class ServiceProcess: Sendable {
     guard FileManager.default.isExecutableFile(atPath: url.path) else {
       throw Failure(description: "\(url.path) is not built; run `swift build` before the tests")
     }
-    let process = Process()
-    process.executableURL = url
     // Every service under test checks tokens against the test identity's JWKS.
-    process.arguments =
+    let arguments =
       executable == "intentmesh" || arguments.contains("--jwks") ? arguments : arguments + TestIdentity.serviceArguments
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let launched = try LaunchedProcess(
+      name: executable, executable: url, arguments: arguments, environment: environment)
+    do {
+      port = try await launched.waitUntilServing(timeout: timeout).port
+    } catch {
+      let exited = !launched.isRunning
+      await launched.stop(signal: SIGKILL)
+      throw Failure(
+        description: exited
+          ? "\(executable) exited with \(launched.process.terminationStatus): \(launched.text)"
+          : "\(executable) did not report serving in time: \(launched.text)")
     }
-    let output = ChildOutput.capture(process)
-    try process.run()
-    self.process = process
-    self.output = output
-    let deadline = ContinuousClock.now + timeout
-    var found: Int?
-    while found == nil {
-      if let line = output.text.split(separator: "\n").first(where: { $0.contains(" serving on ") }),
-        let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
-      {
-        found = port
-        break
-      }
-      guard process.isRunning else {
-        throw Failure(description: "\(executable) exited with \(process.terminationStatus): \(output.text)")
-      }
-      guard ContinuousClock.now < deadline else {
-        process.terminate()
-        throw Failure(description: "\(executable) did not report serving in time: \(output.text)")
-      }
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    self.port = found!
+    self.launched = launched
   }
 
   /// Everything the process printed so far.
-  var log: String { output.text }
+  var log: String { launched.text }
 
-  /// Sends `signal` and waits for the process to exit; returns its exit status.
+  /// Sends `signal` and waits for the process to exit; returns its exit status. Fails when it has
+  /// not exited within `timeout` (it is then killed).
   func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async throws -> Int32 {
-    kill(process.processIdentifier, signal)
-    let deadline = ContinuousClock.now + timeout
-    while process.isRunning {
-      guard ContinuousClock.now < deadline else {
-        kill(process.processIdentifier, SIGKILL)
-        throw Failure(description: "process did not stop after signal \(signal): \(log)")
-      }
-      try await Task.sleep(for: .milliseconds(20))
-    }
-    return process.terminationStatus
+    let ending = await launched.stop(signal: signal, grace: timeout)
+    guard !ending.killed else { throw Failure(description: "process did not stop after signal \(signal): \(log)") }
+    return ending.status
   }
 
   deinit {

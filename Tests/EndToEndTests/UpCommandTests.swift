@@ -1,6 +1,7 @@
 import Foundation
 import GRPCCore
 import IntentsKitTesting
+import ServiceLauncher
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import ServiceKit

@@ -3,6 +3,7 @@ import IntentMeshProtos
 import SwiftProtobuf
 import Foundation
 import IntentsKitTesting
+import ServiceLauncher
 import Testing
 
 /// Drives the `intentmesh` executable over stdin and stdout against a gateway and UnicornChat.

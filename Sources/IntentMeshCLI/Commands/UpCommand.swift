@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import IntentMeshCore
 import ServiceKit
+import ServiceLauncher
 
 /// Every domain service and the gateway as separate processes on loopback, SQLite files in a data
 /// folder; a service that dies is started again (`Supervisor`); all stopped cleanly on Ctrl-C.
@@ -105,22 +107,18 @@ struct UpCommand: AsyncParsableCommand {
 
   /// Starts `spec` on `port` and hands it to `supervisor` once it serves; returns its address.
   static func start(_ spec: ServiceSpec, port: Int, under supervisor: Supervisor) async throws -> String {
-    let process = try ChildProcess(
+    let process = try LaunchedProcess(
       name: spec.name, executable: spec.executable, arguments: spec.arguments(port), log: spec.log)
-    let address: String
+    let address: ServingLine.Address
     do {
       address = try await process.waitUntilServing()
     } catch {
-      _ = await process.stop()
-      throw error
+      await process.stop()
+      throw CLIError("\(error)")
     }
     // Started again on the port it took, so that the gateway (and clients) find it where it was.
-    guard let served = address.split(separator: ":").last.flatMap({ Int($0) }) else {
-      _ = await process.stop()
-      throw CLIError("\(spec.name) reported an address without a port: \(address)")
-    }
-    await supervisor.adopt(process, spec: spec, port: served)
-    return address
+    await supervisor.adopt(process, spec: spec, port: address.port)
+    return address.text
   }
 
   /// Keeps the services running until SIGINT or SIGTERM; returns what to tell the user.

@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+import ServiceLauncher
 
 /// What `intentmesh up` runs and how to run it again: the executable, its arguments for a port,
 /// and its log.
@@ -18,7 +19,7 @@ struct ServiceSpec: Sendable {
 actor Supervisor {
   private enum Phase {
     /// Running since `since`.
-    case running(ChildProcess, since: ContinuousClock.Instant)
+    case running(LaunchedProcess, since: ContinuousClock.Instant)
     /// Dead, and to be started again after a delay.
     case restarting
     /// Dead after too many quick crashes; left down.
@@ -39,7 +40,7 @@ actor Supervisor {
   private(set) var givenUp: [String] = []
 
   /// Takes over `process`, started from `spec` and serving on `port`.
-  func adopt(_ process: ChildProcess, spec: ServiceSpec, port: Int) {
+  func adopt(_ process: LaunchedProcess, spec: ServiceSpec, port: Int) {
     members.append(Member(spec: spec, port: port, phase: .running(process, since: .now)))
   }
 
@@ -75,11 +76,11 @@ actor Supervisor {
     try? await Task.sleep(for: delay)
     guard !stopping else { return }
     let member = members[index]
-    let process: ChildProcess
+    let process: LaunchedProcess
     do {
-      process = try ChildProcess(
+      process = try LaunchedProcess(
         name: member.spec.name, executable: member.spec.executable, arguments: member.spec.arguments(member.port),
-        log: member.spec.log, appending: true)
+        log: member.spec.log, appending: true, restartNote: "restarted by intentmesh up")
     } catch {
       members[index].phase = .givenUp
       givenUp.append(member.spec.name)
@@ -100,7 +101,7 @@ actor Supervisor {
     stopping = true
     var statuses: [Int32] = []
     for member in members.reversed() {
-      if case .running(let process, _) = member.phase { statuses.append(await process.stop()) }
+      if case .running(let process, _) = member.phase { statuses.append(await process.stop().status) }
     }
     return statuses
   }

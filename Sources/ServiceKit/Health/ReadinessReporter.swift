@@ -4,6 +4,7 @@ internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 package import Logging
 internal import ServiceLifecycle
+internal import IntentMeshCore
 
 /// Marks the service SERVING once the server listens (and prints the address, for people and for
 /// tests that start the executable), and NOT_SERVING as soon as shutdown begins.
@@ -32,7 +33,7 @@ package struct ReadinessReporter: Service {
     guard let endpoint = try await listeningAddress() else { return }
     for name in serviceNames { board.set(.serving, for: name) }
     logger.info("serving", metadata: ["app": "\(appName)", "address": "\(endpoint)"])
-    ProcessOutput.standardOutput("\(serviceName) (\(appName)) serving on \(endpoint)")
+    ProcessOutput.standardOutput(ServingLine.text(service: serviceName, app: appName, address: "\(endpoint)"))
     try? await gracefulShutdown()
     for name in serviceNames { board.set(.notServing, for: name) }
     board.finish()

@@ -11,9 +11,9 @@ package final class ChildOutput: Sendable {
 
   private init() {}
 
-  /// Sends `process`'s standard output and error to a pipe read into the returned value; call before
-  /// `process.run()`.
-  package static func capture(_ process: Process) -> ChildOutput {
+  /// Sends `process`'s standard output and error to a pipe read into the returned value (and written
+  /// to `file` too, if given); call before `process.run()`.
+  package static func capture(_ process: Process, copyingTo file: FileHandle? = nil) -> ChildOutput {
     let output = ChildOutput()
     let pipe = Pipe()
     process.standardOutput = pipe
@@ -22,7 +22,11 @@ package final class ChildOutput: Sendable {
     Thread {
       while true {
         let chunk = reading.availableData
-        if chunk.isEmpty { return }
+        if chunk.isEmpty {
+          try? file?.close()
+          return
+        }
+        file?.write(chunk)
         output.value.withLock { $0 += String(decoding: chunk, as: UTF8.self) }
       }
     }.start()
