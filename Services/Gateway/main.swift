@@ -19,11 +19,10 @@ import ServiceKit
 let options = GatewayOptions.parseOrExit()
 do {
   if options.healthCheck {
-    // A probe needs only the port, not the domains.
-    let port = options.port ?? ProcessInfo.processInfo.environment["INTENTMESH_PORT"].flatMap { Int($0) } ?? 50060
-    exit(
-      await HealthProbe.exitStatus(
-        port: port, tls: try? options.tls.serverTLS(environment: ProcessInfo.processInfo.environment)))
+    // A probe needs only the port and TLS, not the domains.
+    let server = try options.server.settings(
+      defaultPort: GatewayOptions.defaultPort, environment: ProcessInfo.processInfo.environment)
+    exit(await HealthProbe.exitStatus(port: server.port, tls: server.tls))
   }
   try await GatewayServer(configuration: try options.configuration()).run()
 } catch {

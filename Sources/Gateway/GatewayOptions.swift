@@ -12,11 +12,11 @@ package import IntentMeshCore
 
 /// The gateway's command line; a flag wins over its environment variable, which wins over the default.
 package struct GatewayOptions: ParsableArguments {
-  @Option(help: "Address to listen on (env INTENTMESH_HOST; default 127.0.0.1).")
-  package var host: String?
+  /// The gateway's port unless told.
+  package static let defaultPort = 50060
 
-  @Option(help: "Port to listen on; 0 picks a free one (env INTENTMESH_PORT; default 50060).")
-  package var port: Int?
+  @OptionGroup(title: "The server (default port 50060)")
+  package var server: ServerOptions
 
   @Option(
     name: .customLong("domain"),
@@ -52,21 +52,6 @@ package struct GatewayOptions: ParsableArguments {
   @Option(help: "Longest deadline in seconds a domain call gets (default 60).")
   package var maximumTimeoutSeconds: Double?
 
-  @Option(help: "trace, debug, info, notice, warning, error or critical (env INTENTMESH_LOG_LEVEL).")
-  package var logLevel: String?
-
-  @Flag(
-    help:
-      "Ask the gateway on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
-  )
-  package var healthCheck = false
-
-  @Option(
-    help:
-      "Port for Prometheus metrics over HTTP at /metrics (env INTENTMESH_METRICS_PORT; default the gRPC port + 1000, or a free one when the gRPC port is 0; --metrics-port=-1 serves none)."
-  )
-  package var metricsPort: Int?
-
   @Option(
     help:
       "relay: pass-through calls go to their domain as HTTP/2 streams, undecoded (default); grpc: the gateway's gRPC server forwards every call itself (env INTENTMESH_FORWARDING)."
@@ -95,107 +80,73 @@ package struct GatewayOptions: ParsableArguments {
   )
   package var eventLoops: Int?
 
-  @Option(
-    help:
-      "Send traces (OTLP over gRPC) to this collector, e.g. http://127.0.0.1:4317 (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT; default none: no spans are made). A call's W3C traceparent is continued, or a trace started, and passed on to the domain."
-  )
-  package var otlpEndpoint: String?
-
   @OptionGroup(title: "Limits of the public port (what any one client may make the gateway hold or do)")
   package var relayLimits: RelayLimitOptions
-
-  @OptionGroup(title: "TLS on the public port (plain h2c without it)")
-  package var tls: TLSOptions
 
   @OptionGroup(title: "TLS towards the domains")
   package var upstreamTLS: UpstreamTLSOptions
 
-  @OptionGroup(title: "Bearer tokens (every call but health and ListRoutes carries one)")
-  package var authentication: AuthenticationOptions
-
   package init() {}
+
+  /// Whether this run is only a container health probe (`--health-check`).
+  package var healthCheck: Bool { server.healthCheck }
 
   package func configuration(environment: [String: String] = ProcessInfo.processInfo.environment) throws
     -> GatewayConfiguration
   {
-    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-    var texts = domains
-    if texts.isEmpty, let list = environment["INTENTMESH_DOMAINS"], !list.isEmpty {
-      texts = list.split(separator: ",").map(String.init)
-    }
-    let endpoints = try texts.map { text in
+    let lookup = OptionLookup(environment)
+    let server = try server.settings(defaultPort: Self.defaultPort, environment: environment)
+    let endpoints = try lookup.list(domains, "INTENTMESH_DOMAINS").map { text in
       guard let endpoint = DomainEndpoint(text) else { throw ValidationError("\"\(text)\" is not host:port") }
       return endpoint
     }
-    let configFile = value(config, "INTENTMESH_GATEWAY_CONFIG")
+    let configFile = lookup.string(config, "INTENTMESH_GATEWAY_CONFIG")
     let fromFile = try configFile.map { try GatewayConfiguration.domains(fromFile: $0) } ?? []
     guard !(endpoints + fromFile).isEmpty else {
       throw ValidationError("name at least one domain: --domain host:port")
     }
-    let resolveText = value(resolveSeconds.map { "\($0)" }, "INTENTMESH_RESOLVE_SECONDS") ?? "5"
-    guard let resolve = Double(resolveText), resolve >= 0.05, resolve <= 86_400 else {
-      throw ValidationError("resolve seconds \(resolveText) is not 0.05 to 86400")
-    }
-    let levelText = value(logLevel, "INTENTMESH_LOG_LEVEL") ?? "info"
-    guard let level = Logger.Level(rawValue: levelText) else { throw ValidationError("unknown log level \(levelText)") }
-    let port =
-      try value(port.map(String.init), "INTENTMESH_PORT").map { text in
-        guard let number = Int(text), (0...65535).contains(number) else { throw ValidationError("bad port \(text)") }
-        return number
-      } ?? 50060
-    let metrics =
-      try value(metricsPort.map(String.init), "INTENTMESH_METRICS_PORT").map { text in
-        guard let number = Int(text), (-1...65535).contains(number) else {
-          throw ValidationError("bad metrics port \(text)")
-        }
-        return number
-      } ?? (port == 0 ? 0 : port + 1000)
-    let forwardingText = value(forwarding, "INTENTMESH_FORWARDING") ?? "relay"
+    let resolve =
+      try lookup.seconds(resolveSeconds, "INTENTMESH_RESOLVE_SECONDS", "resolve interval", in: 0.05...86_400) ?? 5
+    let forwardingText = lookup.string(forwarding, "INTENTMESH_FORWARDING") ?? "relay"
     guard let forwardingMode = GatewayConfiguration.Forwarding(rawValue: forwardingText) else {
       throw ValidationError("forwarding \(forwardingText) is not relay or grpc")
     }
-    let loops =
-      try value(eventLoops.map(String.init), "INTENTMESH_EVENT_LOOPS").map { text in
-        guard let number = Int(text), (1...256).contains(number) else {
-          throw ValidationError("event loops \(text) is not 1 to 256")
-        }
-        return number
-      }
-    let origins =
-      corsOrigins.isEmpty
-      ? (environment["INTENTMESH_CORS_ORIGINS"] ?? "").split(separator: ",").map { $0.trimmingWhitespace() }
-        .filter { !$0.isEmpty } : corsOrigins
+    let loops = try lookup.integer(eventLoops, "INTENTMESH_EVENT_LOOPS", "event loops", in: 1...256)
+    let origins = lookup.list(corsOrigins, "INTENTMESH_CORS_ORIGINS")
     for origin in origins where origin != "*" && !(origin.hasPrefix("http://") || origin.hasPrefix("https://")) {
       throw ValidationError("CORS origin \(origin) is not * or an http(s):// origin")
     }
-    let listenHost = value(host, "INTENTMESH_HOST") ?? "127.0.0.1"
-    let devTokens = value(devTokensFrom, "INTENTMESH_DEV_TOKENS_FROM")
-    if devTokens != nil, !LoopbackHost.contains(listenHost) {
+    let devTokens = lookup.string(devTokensFrom, "INTENTMESH_DEV_TOKENS_FROM")
+    if devTokens != nil, !LoopbackHost.contains(server.host) {
       throw ValidationError(
-        "--dev-tokens-from lets anyone act as any user: it is allowed only on a loopback address, not \(listenHost)")
+        "--dev-tokens-from lets anyone act as any user: it is allowed only on a loopback address, not \(server.host)")
     }
-    let refresh = refreshSeconds ?? environment["INTENTMESH_REFRESH_SECONDS"].flatMap(Double.init) ?? 10
+    guard let authentication = server.authentication else {
+      throw ValidationError("no JWKS: pass --jwks FILE|https-URL (env INTENTMESH_JWKS)")
+    }
+    let refresh =
+      try lookup.seconds(refreshSeconds, "INTENTMESH_REFRESH_SECONDS", "refresh interval", in: 0.05...86_400) ?? 10
     return GatewayConfiguration(
-      host: listenHost,
-      port: port,
-      metricsPort: metrics < 0 ? nil : metrics,
+      host: server.host,
+      port: server.port,
+      metricsPort: server.metricsPort,
       forwarding: forwardingMode,
       domains: endpoints,
       configFile: configFile,
       resolveInterval: .milliseconds(Int64(resolve * 1000)),
-      hostsFile: value(hostsFile, "INTENTMESH_HOSTS_FILE"),
-      otlpEndpoint: TraceExport.endpoint(flag: otlpEndpoint, environment: environment),
+      hostsFile: lookup.string(hostsFile, "INTENTMESH_HOSTS_FILE"),
+      otlpEndpoint: server.otlpEndpoint,
       refreshInterval: .milliseconds(Int64(refresh * 1000)),
       defaultTimeout: .milliseconds(Int64((defaultTimeoutSeconds ?? 10) * 1000)),
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),
-      logLevel: level,
+      logLevel: server.logLevel,
       eventLoops: loops,
       relayLimits: try relayLimits.limits(environment: environment),
-      authentication: try authentication.configuration(environment: environment),
-      tls: try tls.serverTLS(environment: environment),
+      authentication: authentication,
+      tls: server.tls,
       upstreamTLS: try upstreamTLS.clientTLS(environment: environment),
       cors: CORSPolicy(origins: origins),
-      webRoot: value(webRoot, "INTENTMESH_WEB_ROOT"),
+      webRoot: lookup.string(webRoot, "INTENTMESH_WEB_ROOT"),
       devTokensFrom: devTokens
     )
   }

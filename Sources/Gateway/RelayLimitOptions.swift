@@ -1,4 +1,5 @@
 package import ArgumentParser
+internal import ServiceKit
 
 /// The command line of the relay's limits (`RelayLimits`); a flag wins over its environment
 /// variable, which wins over the default.
@@ -57,19 +58,16 @@ package struct RelayLimitOptions: ParsableArguments {
   /// The limits these options and `environment` give.
   package func limits(environment: [String: String]) throws -> RelayLimits {
     var limits = RelayLimits()
+    let lookup = OptionLookup(environment)
+    /// "max glitches" for INTENTMESH_MAX_GLITCHES.
+    func name(_ key: String) -> String { key.dropFirst(11).lowercased().split(separator: "_").joined(separator: " ") }
     func count(_ flag: Int?, _ key: String, _ value: inout Int, minimum: Int = 1) throws {
-      guard let text = flag.map(String.init) ?? environment[key].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
-      guard let number = Int(text), number >= minimum else {
-        throw ValidationError("\(key.dropFirst(11).lowercased()) \(text) is not a whole number of at least \(minimum)")
-      }
-      value = number
+      if let number = try lookup.integer(flag, key, name(key), in: minimum...Int.max) { value = number }
     }
     func seconds(_ flag: Double?, _ key: String, _ value: inout Duration) throws {
-      guard let text = flag.map({ "\($0)" }) ?? environment[key].flatMap({ $0.isEmpty ? nil : $0 }) else { return }
-      guard let number = Double(text), number > 0, number <= 86_400 else {
-        throw ValidationError("\(key.dropFirst(11).lowercased()) \(text) is not a number of seconds above 0")
+      if let number = try lookup.seconds(flag, key, name(key), in: 0.001...86_400) {
+        value = .milliseconds(Int64(number * 1000))
       }
-      value = .milliseconds(Int64(number * 1000))
     }
     try count(maxConnections, "INTENTMESH_MAX_CONNECTIONS", &limits.maxConnections)
     try count(maxConcurrentStreams, "INTENTMESH_MAX_CONCURRENT_STREAMS", &limits.maxConcurrentStreams)

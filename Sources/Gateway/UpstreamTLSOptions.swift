@@ -19,10 +19,10 @@ package struct UpstreamTLSOptions: ParsableArguments {
   package init() {}
 
   package func clientTLS(environment: [String: String]) throws -> ClientTLS? {
-    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-    let ca = value(tlsCA, "INTENTMESH_TLS_CA")
-    let cert = value(tlsClientCert, "INTENTMESH_TLS_CLIENT_CERT")
-    let key = value(tlsClientKey, "INTENTMESH_TLS_CLIENT_KEY")
+    let lookup = OptionLookup(environment)
+    let ca = lookup.string(tlsCA, "INTENTMESH_TLS_CA")
+    let cert = lookup.string(tlsClientCert, "INTENTMESH_TLS_CLIENT_CERT")
+    let key = lookup.string(tlsClientKey, "INTENTMESH_TLS_CLIENT_KEY")
     guard (cert == nil) == (key == nil) else {
       throw ValidationError("mutual TLS needs both --tls-client-cert and --tls-client-key")
     }

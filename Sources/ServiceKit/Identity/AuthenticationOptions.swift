@@ -23,29 +23,22 @@ package struct AuthenticationOptions: ParsableArguments {
   package init() {}
 
   package func configuration(environment: [String: String]) throws -> AuthenticationConfiguration {
-    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-    func integer(_ flag: Int?, _ key: String) throws -> Int? {
-      if let flag { return flag }
-      guard let text = value(nil, key) else { return nil }
-      guard let number = Int(text) else { throw ValidationError("\(key)=\(text) is not a number") }
-      return number
-    }
-    guard let location = value(jwks, "INTENTMESH_JWKS") else {
+    let lookup = OptionLookup(environment)
+    guard let location = lookup.string(jwks, "INTENTMESH_JWKS") else {
       throw ValidationError(
         "no JWKS: every call is checked against one. Pass --jwks FILE|https-URL (env INTENTMESH_JWKS); `intentmesh up` and `intentmesh token` make a local one"
       )
     }
     let source: KeySetSource
     do { source = try KeySetSource(parsing: location) } catch { throw ValidationError("\(error)") }
-    let leeway = try integer(jwtLeewaySeconds, "INTENTMESH_JWT_LEEWAY_SECONDS") ?? 30
-    guard (0...600).contains(leeway) else { throw ValidationError("the JWT leeway must be 0...600 seconds") }
-    let refresh = try integer(jwksRefreshSeconds, "INTENTMESH_JWKS_REFRESH_SECONDS") ?? 600
-    guard refresh >= 1 else { throw ValidationError("the JWKS refresh interval must be at least 1 second") }
+    let leeway = try lookup.integer(jwtLeewaySeconds, "INTENTMESH_JWT_LEEWAY_SECONDS", "JWT leeway", in: 0...600) ?? 30
+    let refresh =
+      try lookup.integer(jwksRefreshSeconds, "INTENTMESH_JWKS_REFRESH_SECONDS", "JWKS refresh", in: 1...Int.max) ?? 600
     return AuthenticationConfiguration(
       keySet: source,
       policy: TokenPolicy(
-        issuer: value(jwtIssuer, "INTENTMESH_JWT_ISSUER") ?? "intentmesh",
-        audience: value(jwtAudience, "INTENTMESH_JWT_AUDIENCE") ?? "intentmesh",
+        issuer: lookup.string(jwtIssuer, "INTENTMESH_JWT_ISSUER") ?? "intentmesh",
+        audience: lookup.string(jwtAudience, "INTENTMESH_JWT_AUDIENCE") ?? "intentmesh",
         leewaySeconds: Double(leeway)),
       refreshInterval: .seconds(refresh))
   }

@@ -16,10 +16,10 @@ package struct TLSOptions: ParsableArguments {
   package init() {}
 
   package func serverTLS(environment: [String: String]) throws -> ServerTLS? {
-    func value(_ flag: String?, _ key: String) -> String? { flag ?? environment[key].flatMap { $0.isEmpty ? nil : $0 } }
-    let cert = value(tlsCert, "INTENTMESH_TLS_CERT")
-    let key = value(tlsKey, "INTENTMESH_TLS_KEY")
-    let clientCA = value(tlsClientCA, "INTENTMESH_TLS_CLIENT_CA")
+    let lookup = OptionLookup(environment)
+    let cert = lookup.string(tlsCert, "INTENTMESH_TLS_CERT")
+    let key = lookup.string(tlsKey, "INTENTMESH_TLS_KEY")
+    let clientCA = lookup.string(tlsClientCA, "INTENTMESH_TLS_CLIENT_CA")
     switch (cert, key) {
     case (nil, nil):
       guard clientCA == nil else { throw ValidationError("--tls-client-ca needs --tls-cert and --tls-key") }
