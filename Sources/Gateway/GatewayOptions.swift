@@ -8,7 +8,7 @@ package import ArgumentParser
 #endif
 internal import Logging
 package import ServiceKit
-package import IntentMeshCore
+internal import IntentMeshCore
 
 /// The gateway's command line; a flag wins over its environment variable, which wins over the default.
 package struct GatewayOptions: ParsableArguments {

@@ -1,4 +1,4 @@
-package import ArgumentParser
+internal import ArgumentParser
 internal import ServiceKit
 
 /// The command line of the relay's limits (`RelayLimits`); a flag wins over its environment

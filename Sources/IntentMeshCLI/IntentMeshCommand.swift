@@ -1,5 +1,3 @@
-import IntentMeshProtos
-import SwiftProtobuf
 import ArgumentParser
 import Foundation
 

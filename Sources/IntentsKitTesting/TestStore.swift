@@ -1,6 +1,6 @@
-package import Foundation
+internal import Foundation
 package import IntentsKit
-package import IntentsRuntime
+internal import IntentsRuntime
 package import Logging
 
 /// A throwaway store for tests. A fresh SQLite file by default; when `INTENTMESH_TEST_POSTGRES_URL`

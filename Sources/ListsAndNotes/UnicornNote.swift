@@ -1,8 +1,6 @@
 internal import Foundation
 internal import Logging
-internal import ListsAndNotesProtos
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 package import IntentsKit
 
 /// UnicornNote, the lists-and-notes domain of session 214: notes, task lists, reminders with

@@ -1,6 +1,4 @@
 internal import Foundation
-internal import Logging
-internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import MessagingProtos

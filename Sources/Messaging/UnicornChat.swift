@@ -2,7 +2,6 @@ internal import Foundation
 internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 package import IntentsKit
 
 /// UnicornChat, the messaging domain of session 225: its four intents, the chat-transcript view,

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import Logging
-internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import IntentsKit

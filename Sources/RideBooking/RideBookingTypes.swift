@@ -1,8 +1,6 @@
 internal import Foundation
-internal import Logging
 internal import SwiftProtobuf
 internal import IntentMeshProtos
-internal import IntentsKit
 internal import RideBookingProtos
 
 /// Short names for the generated ride-booking contract.

@@ -1,6 +1,5 @@
 internal import Foundation
 internal import Logging
-internal import RideBookingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import IntentsKit

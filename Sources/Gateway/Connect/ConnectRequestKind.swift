@@ -1,4 +1,3 @@
-internal import ServiceKit
 internal import IntentMeshCore
 
 /// How a request that is not plain gRPC wants to be answered, from its method and content type:

@@ -10,7 +10,7 @@ internal import NIOCore
 internal import NIOHTTP1
 internal import NIOHTTP2
 internal import NIOPosix
-package import ServiceKit
+internal import ServiceKit
 internal import ServiceLifecycle
 
 /// The gateway's web side: a `ConnectResponder` over a client of the gateway's own gRPC server,

@@ -1,6 +1,6 @@
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import ServiceKit
 package import SwiftProtobuf
 

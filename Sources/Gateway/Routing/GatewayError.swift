@@ -1,8 +1,8 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
-package import ServiceKit
-package import IntentMeshCore
+internal import ServiceKit
+internal import IntentMeshCore
 
 /// Why the gateway refuses a call before or instead of reaching a domain.
 package enum GatewayError: Error, Equatable, ExplainedRPCError {

@@ -1,4 +1,3 @@
-internal import SwiftProtobuf
 package import GRPCCore
 package import IntentMeshProtos
 internal import ServiceKit

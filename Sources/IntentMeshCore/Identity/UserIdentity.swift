@@ -1,4 +1,3 @@
-internal import SwiftProtobuf
 package import IntentMeshProtos
 
 /// The one place that decides who the user is: the subject of the call's verified bearer token.

@@ -1,4 +1,3 @@
-internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import IntentMeshCore
 

@@ -2,7 +2,6 @@ internal import SwiftProtobuf
 package import Foundation
 internal import IntentMeshProtos
 package import Logging
-internal import IntentMeshCore
 
 /// Who asks and when: what a handler may know about the request besides the intent.
 package struct IntentContext: Sendable {

@@ -1,5 +1,4 @@
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 /// A handler whose intent in progress sends live updates (SiriKit's
 /// `startSendingUpdates(for:to:)` / `stopSendingUpdates(for:)`): it calls `send` for each change and
 /// returns when the intent ends; cancellation of the task is `stopSendingUpdates`.

@@ -1,5 +1,3 @@
-internal import SwiftProtobuf
-internal import Foundation
 package import IntentMeshProtos
 package import GRPCCore
 

@@ -1,5 +1,4 @@
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 package import Foundation
 package import Logging
 

@@ -1,6 +1,4 @@
 internal import IntentMeshProtos
-internal import SwiftProtobuf
-internal import Foundation
 
 /// What a domain's handlers are built over: the opened store and the app vocabulary of its
 /// manifest (the synonyms of `AppIntentVocabulary.plist`, such as ride option names).

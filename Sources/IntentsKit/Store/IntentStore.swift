@@ -1,5 +1,3 @@
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 package import SQLKit
 
 /// A domain's store: where every piece of state lives. Handlers are stateless and reach state only

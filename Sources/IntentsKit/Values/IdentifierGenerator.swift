@@ -1,5 +1,3 @@
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import Foundation
 internal import Synchronization
 

@@ -1,4 +1,4 @@
-package import IntentsKit
+internal import IntentsKit
 package import Foundation
 package import Crypto
 internal import ServiceKit

@@ -1,6 +1,5 @@
 internal import IntentsKit
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import Foundation
 internal import Logging
 internal import ServiceLifecycle

@@ -1,6 +1,5 @@
 package import IntentsKit
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 package import Foundation
 package import GRPCCore
 package import Logging

@@ -1,5 +1,4 @@
-package import IntentsKit
-internal import IntentMeshProtos
+internal import IntentsKit
 internal import SwiftProtobuf
 package import Foundation
 package import Logging

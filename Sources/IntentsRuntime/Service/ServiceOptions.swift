@@ -1,4 +1,4 @@
-package import IntentsKit
+internal import IntentsKit
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import ArgumentParser

@@ -1,5 +1,3 @@
-package import IntentsKit
-internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import Synchronization
 

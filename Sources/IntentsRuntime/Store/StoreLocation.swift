@@ -1,5 +1,5 @@
-package import IntentsKit
-package import Foundation
+internal import IntentsKit
+internal import Foundation
 
 /// Where a domain keeps its state, as one string: a SQLite file path (or `:memory:`), a
 /// `sqlite:` URL, or a `postgres://user:password@host:port/database` URL. A PostgreSQL URL may add

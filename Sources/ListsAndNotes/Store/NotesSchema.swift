@@ -1,6 +1,3 @@
-internal import Foundation
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import IntentsKit
 
 /// UnicornNote's tables: folders, notes, task lists and tasks. Note contents and triggers are

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
 internal import IntentsKit

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf

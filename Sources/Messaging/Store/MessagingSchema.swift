@@ -1,8 +1,3 @@
-internal import Foundation
-internal import Logging
-internal import MessagingProtos
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import IntentsKit
 
 /// UnicornChat's tables: accounts, contacts, groups and every user's mailbox.

@@ -1,6 +1,5 @@
 internal import IntentsKit
 internal import Foundation
-internal import Logging
 internal import MessagingProtos
 internal import SwiftProtobuf
 internal import IntentMeshProtos

@@ -1,4 +1,3 @@
-internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf

@@ -1,6 +1,3 @@
-internal import Foundation
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import IntentsKit
 
 /// UnicornPay's tables. Money is integer minor units. Every movement of money is a row in

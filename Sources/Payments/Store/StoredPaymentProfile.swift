@@ -1,7 +1,6 @@
 internal import IntentsKit
 internal import Foundation
 internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import SQLKit
 
 /// A user's own UnicornPay standing: signed in, verified, terms accepted, eligible.

@@ -1,5 +1,4 @@
 internal import Foundation
-internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit

@@ -97,7 +97,7 @@ extension UnicornRidesAppService {
     guard try await store.read({ try await RideChargeRepository.hasFaresDue(of: userID, at: now, in: $0) }) else {
       return
     }
-    try await store.write { try await RideChargeRepository.chargeCompletedFares(of: userID, at: now, in: $0) }
+    _ = try await store.write { try await RideChargeRepository.chargeCompletedFares(of: userID, at: now, in: $0) }
   }
 }
 

@@ -1,4 +1,3 @@
-internal import Foundation
 
 /// A kind of ride UnicornRides offers: its seats, its vehicle and its tariff in cents.
 struct RideOffer: Sendable, Equatable {

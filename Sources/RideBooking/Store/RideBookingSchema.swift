@@ -1,6 +1,3 @@
-internal import Foundation
-internal import IntentMeshProtos
-internal import SwiftProtobuf
 internal import IntentsKit
 
 /// UnicornRides' tables: riders, known places, drivers and rides. A ride row holds what was

@@ -1,4 +1,4 @@
-package import ArgumentParser
+internal import ArgumentParser
 internal import IntentMeshCore
 
 /// The one reader of every executable's settings: a flag wins over its environment variable, which

@@ -1,4 +1,3 @@
-internal import IntentsKit
 /// Which commits of a store are durable, and who waits for which: the bookkeeping of group commit.
 ///
 /// A transaction commits to the write-ahead log without waiting on the disk, and is numbered

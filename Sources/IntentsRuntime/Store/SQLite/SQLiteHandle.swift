@@ -1,4 +1,4 @@
-package import IntentsKit
+internal import IntentsKit
 internal import CSQLiteOptions
 internal import NIOCore
 internal import SQLiteNIO

@@ -1,4 +1,4 @@
-package import IntentsKit
+internal import IntentsKit
 internal import Foundation
 package import Logging
 internal import NIOCore
