@@ -1,4 +1,3 @@
-
 /// A kind of ride UnicornRides offers: its seats, its vehicle and its tariff in cents.
 struct RideOffer: Sendable, Equatable {
   /// The identifier the app vocabulary's synonyms point at ("bicorn").
