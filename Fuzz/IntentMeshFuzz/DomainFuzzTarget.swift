@@ -2,7 +2,7 @@ import Dispatch
 import Foundation
 import GRPCCore
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 @testable import ListsAndNotes
 @testable import Messaging

@@ -1,4 +1,4 @@
-import IntentsKit
+@testable import IntentsKit
 import MessagingProtos
 import PaymentsProtos
 import RideBookingProtos

@@ -1,4 +1,4 @@
-import ServiceKit
+@testable import ServiceKit
 
 @testable import Gateway
 

@@ -35,56 +35,56 @@ package struct GatewayOptions: ParsableArguments {
     help:
       "Seconds between lookups of the domains' names (and checks of the config file); also looked up when a replica's connection fails (env INTENTMESH_RESOLVE_SECONDS; default 5)."
   )
-  package var resolveSeconds: Double?
+  var resolveSeconds: Double?
 
   @Option(
     help:
       "A hosts-format file (address name …) the domains' names are looked up in first, read at every lookup; names it does not list go to the system resolver (env INTENTMESH_HOSTS_FILE)."
   )
-  package var hostsFile: String?
+  var hostsFile: String?
 
   @Option(help: "Seconds between Describe rounds (env INTENTMESH_REFRESH_SECONDS; default 10).")
-  package var refreshSeconds: Double?
+  var refreshSeconds: Double?
 
   @Option(help: "Deadline in seconds of a domain call when the caller sets none (default 10).")
-  package var defaultTimeoutSeconds: Double?
+  var defaultTimeoutSeconds: Double?
 
   @Option(help: "Longest deadline in seconds a domain call gets (default 60).")
-  package var maximumTimeoutSeconds: Double?
+  var maximumTimeoutSeconds: Double?
 
   @Option(
     help:
       "relay: pass-through calls go to their domain as HTTP/2 streams, undecoded (default); grpc: the gateway's gRPC server forwards every call itself (env INTENTMESH_FORWARDING)."
   )
-  package var forwarding: String?
+  var forwarding: String?
 
   @Option(
     name: .customLong("cors-origin"),
     help:
       "A web origin (https://app.example.com, or * for any) whose pages may call the gateway's Connect and gRPC-Web API; repeatable (env INTENTMESH_CORS_ORIGINS, comma-separated). The gateway's own page needs none."
   )
-  package var corsOrigins: [String] = []
+  var corsOrigins: [String] = []
 
   @Option(help: "Serve the web app from this folder instead of the copy built in (env INTENTMESH_WEB_ROOT).")
-  package var webRoot: String?
+  var webRoot: String?
 
   @Option(
     help:
       "Development only: sign tokens for any user at POST /dev/token (the web app's \"Sign in as\") with the local identity in this folder, as `intentmesh up` does; allowed only on a loopback address (env INTENTMESH_DEV_TOKENS_FROM)."
   )
-  package var devTokensFrom: String?
+  var devTokensFrom: String?
 
   @Option(
     help:
       "Event-loop threads serving connections (env INTENTMESH_EVENT_LOOPS; default one per CPU core the process may use)."
   )
-  package var eventLoops: Int?
+  var eventLoops: Int?
 
   @OptionGroup(title: "Limits of the public port (what any one client may make the gateway hold or do)")
-  package var relayLimits: RelayLimitOptions
+  var relayLimits: RelayLimitOptions
 
   @OptionGroup(title: "TLS towards the domains")
-  package var upstreamTLS: UpstreamTLSOptions
+  var upstreamTLS: UpstreamTLSOptions
 
   package init() {}
 

@@ -3,7 +3,7 @@ internal import ServiceKit
 
 /// The command line of the relay's limits (`RelayLimits`); a flag wins over its environment
 /// variable, which wins over the default.
-package struct RelayLimitOptions: ParsableArguments {
+struct RelayLimitOptions: ParsableArguments {
   @Option(
     help: "Connections served at once; more are closed as accepted (env INTENTMESH_MAX_CONNECTIONS; default 4096).")
   var maxConnections: Int?

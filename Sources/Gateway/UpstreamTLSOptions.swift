@@ -3,7 +3,7 @@ package import ServiceKit
 
 /// The flags of the gateway's TLS towards its domains. A flag wins over its environment variable;
 /// none: h2c to the domains.
-package struct UpstreamTLSOptions: ParsableArguments {
+struct UpstreamTLSOptions: ParsableArguments {
   @Option(
     help:
       "PEM CA the domains' certificates must chain to; with it the gateway speaks TLS to every domain and checks the name or IP it dials (env INTENTMESH_TLS_CA)."
@@ -11,14 +11,14 @@ package struct UpstreamTLSOptions: ParsableArguments {
   package var tlsCA: String?
 
   @Option(help: "PEM client certificate the gateway presents to domains: mutual TLS (env INTENTMESH_TLS_CLIENT_CERT).")
-  package var tlsClientCert: String?
+  var tlsClientCert: String?
 
   @Option(help: "PEM private key of --tls-client-cert (env INTENTMESH_TLS_CLIENT_KEY).")
-  package var tlsClientKey: String?
+  var tlsClientKey: String?
 
   package init() {}
 
-  package func clientTLS(environment: [String: String]) throws -> ClientTLS? {
+  func clientTLS(environment: [String: String]) throws -> ClientTLS? {
     let lookup = OptionLookup(environment)
     let ca = lookup.string(tlsCA, "INTENTMESH_TLS_CA")
     let cert = lookup.string(tlsClientCert, "INTENTMESH_TLS_CLIENT_CERT")

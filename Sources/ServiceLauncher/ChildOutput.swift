@@ -6,14 +6,14 @@ internal import Synchronization
 /// libdispatch read source, and one cancelled while its pipe closes can crash libdispatch's manager
 /// thread (`_dispatch_event_loop_drain`, as in swiftlang/swift-subprocess#47) and with it the whole
 /// test run.
-package final class ChildOutput: Sendable {
+final class ChildOutput: Sendable {
   private let value = Mutex("")
 
   private init() {}
 
   /// Sends `process`'s standard output and error to a pipe read into the returned value (and written
   /// to `file` too, if given); call before `process.run()`.
-  package static func capture(_ process: Process, copyingTo file: FileHandle? = nil) -> ChildOutput {
+  static func capture(_ process: Process, copyingTo file: FileHandle? = nil) -> ChildOutput {
     let output = ChildOutput()
     let pipe = Pipe()
     process.standardOutput = pipe

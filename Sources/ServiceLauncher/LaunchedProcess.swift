@@ -14,7 +14,7 @@ package final class LaunchedProcess: Sendable {
   package struct Ending: Sendable, Equatable {
     package let status: Int32
     /// Whether it outlasted the grace period and was SIGKILLed.
-    package let killed: Bool
+    let killed: Bool
   }
 
   package let name: String

@@ -2,7 +2,7 @@ import Foundation
 import GRPCCore
 import GRPCInProcessTransport
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 @testable import ListsAndNotes
 import ListsAndNotesProtos

@@ -1,7 +1,7 @@
 import Foundation
 import GRPCCore
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 @testable import ListsAndNotes
 import ListsAndNotesProtos

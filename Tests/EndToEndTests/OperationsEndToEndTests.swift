@@ -3,11 +3,11 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import GRPCProtobuf
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import ReflectionProtos
 import SwiftProtobuf
 import Testing
-import ServiceKit
+@testable import ServiceKit
 
 @Suite("Operations over real sockets: Prometheus metrics and gRPC server reflection", .serialized)
 struct OperationsEndToEndTests {

@@ -3,8 +3,8 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import IntentsKitTesting
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import Logging
 @testable import Payments
 import PaymentsProtos

@@ -3,7 +3,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
 import IntentsKitTesting
-import ServiceLauncher
+@testable import ServiceLauncher
 import RideBookingProtos
 import SwiftProtobuf
 import Testing

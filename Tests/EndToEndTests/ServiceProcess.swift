@@ -1,7 +1,7 @@
 import Foundation
-import IntentMeshCore
+@testable import IntentMeshCore
 import IntentsKitTesting
-import ServiceLauncher
+@testable import ServiceLauncher
 
 /// A built service executable running on a loopback port, for end-to-end tests over real sockets:
 /// ServiceLauncher's `LaunchedProcess` (the launcher `intentmesh up` uses) with the test identity's

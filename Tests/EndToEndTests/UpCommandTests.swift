@@ -1,10 +1,10 @@
 import Foundation
 import GRPCCore
 import IntentsKitTesting
-import ServiceLauncher
+@testable import ServiceLauncher
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
-import ServiceKit
+@testable import ServiceKit
 import SwiftProtobuf
 import Testing
 

@@ -2,10 +2,10 @@ import Crypto
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
-import ServiceKit
+@testable import ServiceKit
 import SwiftProtobuf
 import Testing
 

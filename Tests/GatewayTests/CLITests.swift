@@ -1,9 +1,9 @@
-import IntentsKit
+@testable import IntentsKit
 import IntentMeshProtos
 import SwiftProtobuf
 import Foundation
 import IntentsKitTesting
-import ServiceLauncher
+@testable import ServiceLauncher
 import Testing
 
 /// Drives the `intentmesh` executable over stdin and stdout against a gateway and UnicornChat.

@@ -1,12 +1,12 @@
 import Foundation
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
 @testable import Messaging
 import MessagingProtos
 import NIOCore
 import NIOHPACK
-import ServiceKit
+@testable import ServiceKit
 import SwiftProtobuf
 import Testing
 

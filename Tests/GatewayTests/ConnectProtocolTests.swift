@@ -3,7 +3,7 @@ import GRPCCore
 import IntentsKitTesting
 import NIOCore
 import NIOEmbedded
-import ServiceKit
+@testable import ServiceKit
 import Testing
 
 @testable import Gateway

@@ -1,7 +1,7 @@
-import IntentsKit
+@testable import IntentsKit
 import Foundation
 import GRPCCore
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 @testable import Messaging
 import MessagingProtos

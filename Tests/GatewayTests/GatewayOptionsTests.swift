@@ -1,5 +1,5 @@
 import ArgumentParser
-import Gateway
+@testable import Gateway
 import Testing
 
 @Suite("gateway command line and environment")

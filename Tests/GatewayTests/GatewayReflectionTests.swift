@@ -1,9 +1,9 @@
 import Foundation
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import ReflectionProtos
-import ServiceKit
-import IntentMeshCore
+@testable import ServiceKit
+@testable import IntentMeshCore
 import SwiftProtobuf
 import Testing
 

@@ -1,15 +1,15 @@
-import IntentsKit
+@testable import IntentsKit
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
 @testable import Messaging
 import MessagingProtos
 import SwiftProtobuf
 import Testing
-import ServiceKit
+@testable import ServiceKit
 
 @Suite("gateway routing over real sockets", .serialized)
 struct GatewayRoutingTests {

@@ -3,8 +3,8 @@ import Foundation
 import IntentsKitTesting
 import Logging
 import NIOHTTP1
-import ServiceKit
-import IntentMeshCore
+@testable import ServiceKit
+@testable import IntentMeshCore
 import Testing
 
 /// Keys from an identity provider's `jwks_uri`, over HTTP: loaded at start, fetched again when a

@@ -1,4 +1,4 @@
-import IntentsKit
+@testable import IntentsKit
 import Foundation
 @testable import Gateway
 import IntentMeshProtos

@@ -1,6 +1,6 @@
 import Foundation
 import GRPCCore
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import NIOHPACK
 import SwiftProtobuf

@@ -1,10 +1,10 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
-import IntentsKit
+@testable import IntentsKit
 import SwiftProtobuf
 import Synchronization
 import Testing

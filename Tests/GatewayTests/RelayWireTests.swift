@@ -1,5 +1,5 @@
 import GRPCCore
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
 import IntentsKitTesting
 import NIOHPACK

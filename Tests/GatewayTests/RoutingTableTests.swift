@@ -1,7 +1,7 @@
-import IntentsKit
+@testable import IntentsKit
 import Foundation
 import SwiftProtobuf
-import Gateway
+@testable import Gateway
 import GRPCCore
 import IntentMeshProtos
 import Testing

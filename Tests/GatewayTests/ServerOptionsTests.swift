@@ -1,7 +1,7 @@
 import ArgumentParser
-import Gateway
-import IntentsRuntime
-import ServiceKit
+@testable import Gateway
+@testable import IntentsRuntime
+@testable import ServiceKit
 import Testing
 
 /// The flags every server shares are one `ServerOptions`, read by one `OptionLookup`: the gateway and

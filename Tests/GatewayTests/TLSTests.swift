@@ -1,14 +1,14 @@
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
-import Gateway
+@testable import Gateway
 import IntentMeshProtos
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import IntentsKitTesting
 import Logging
 @testable import Messaging
-import ServiceKit
+@testable import ServiceKit
 import SwiftProtobuf
 import Testing
 

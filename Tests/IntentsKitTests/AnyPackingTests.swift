@@ -1,5 +1,5 @@
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import MessagingProtos
 import SwiftProtobuf
 import Testing

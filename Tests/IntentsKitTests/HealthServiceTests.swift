@@ -3,9 +3,9 @@ import SwiftProtobuf
 import MessagingProtos
 import GRPCCore
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import Testing
-import ServiceKit
+@testable import ServiceKit
 
 @Suite("Health")
 struct HealthServiceTests {

@@ -2,7 +2,7 @@ import SwiftProtobuf
 import MessagingProtos
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import Testing
 
 @Suite("Manifests")

@@ -1,6 +1,6 @@
 import Foundation
-import ServiceKit
-import IntentMeshCore
+@testable import ServiceKit
+@testable import IntentMeshCore
 import Testing
 
 /// `NameMatching` folds names with the standard library alone (the gateway does not load

@@ -1,9 +1,9 @@
 import Foundation
-import IntentsKit
+@testable import IntentsKit
 import ReflectionProtos
 import SwiftProtobuf
 import Testing
-import ServiceKit
+@testable import ServiceKit
 
 @Suite("Reflection index over the embedded descriptor set")
 struct ReflectionIndexTests {

@@ -1,4 +1,4 @@
-import ServiceKit
+@testable import ServiceKit
 import Testing
 
 @Suite("Request ids")

@@ -4,8 +4,8 @@ import IntentMeshProtos
 @testable import IntentsKit
 import MessagingProtos
 import Testing
-import ServiceKit
-import IntentMeshCore
+@testable import ServiceKit
+@testable import IntentMeshCore
 
 @Suite("Resolution results")
 struct ResolutionResultTests {

@@ -1,5 +1,5 @@
 import Foundation
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 import SQLKit
 import Testing

@@ -1,4 +1,4 @@
-import IntentMeshCore
+@testable import IntentMeshCore
 import Testing
 
 @Suite("The serving line servers print and launchers read")

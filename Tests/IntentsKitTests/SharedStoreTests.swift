@@ -1,6 +1,6 @@
 import Foundation
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import IntentsKitTesting
 import Logging
 import SQLKit

@@ -1,5 +1,5 @@
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import Testing
 
 @Suite("Store location")

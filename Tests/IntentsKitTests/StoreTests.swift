@@ -2,8 +2,8 @@ import IntentMeshProtos
 import SwiftProtobuf
 import MessagingProtos
 import Foundation
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import IntentsKitTesting
 import Logging
 import SQLKit

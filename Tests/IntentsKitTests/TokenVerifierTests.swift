@@ -6,8 +6,8 @@ import SwiftProtobuf
 import IntentMeshProtos
 import IntentsKitTesting
 import Logging
-import ServiceKit
-import IntentMeshCore
+@testable import ServiceKit
+@testable import IntentMeshCore
 import Testing
 
 /// Bearer tokens checked as every service checks them: the accepted algorithms, and each way a token

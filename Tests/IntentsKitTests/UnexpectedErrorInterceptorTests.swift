@@ -1,7 +1,7 @@
 import GRPCCore
 import Logging
 import NIOCore
-import ServiceKit
+@testable import ServiceKit
 import Synchronization
 import Testing
 

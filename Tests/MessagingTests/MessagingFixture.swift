@@ -2,7 +2,7 @@ import SwiftProtobuf
 import MessagingProtos
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 import Logging
 @testable import Messaging

@@ -3,7 +3,7 @@ import MessagingProtos
 import Foundation
 import IntentMeshProtos
 @testable import Messaging
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 import Testing
 

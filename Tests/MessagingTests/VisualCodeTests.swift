@@ -2,7 +2,7 @@ import SwiftProtobuf
 import MessagingProtos
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 @testable import Messaging
 import IntentsKitTesting
 import Testing

@@ -1,7 +1,7 @@
 import SwiftProtobuf
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 @testable import Payments
 import PaymentsProtos
 import IntentsKitTesting

@@ -1,8 +1,8 @@
 import Foundation
 import GRPCCore
 import IntentMeshProtos
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import IntentsKitTesting
 import Logging
 @testable import Payments

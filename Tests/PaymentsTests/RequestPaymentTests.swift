@@ -1,13 +1,13 @@
 import SwiftProtobuf
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 @testable import Payments
 import PaymentsProtos
 import IntentsKitTesting
 import Testing
-import ServiceKit
-import IntentMeshCore
+@testable import ServiceKit
+@testable import IntentMeshCore
 
 @Suite("INRequestPaymentIntent: resolve, confirm and handle")
 struct RequestPaymentTests {

@@ -1,5 +1,5 @@
 import Foundation
-import IntentsKit
+@testable import IntentsKit
 @testable import RideBooking
 import Synchronization
 import Testing

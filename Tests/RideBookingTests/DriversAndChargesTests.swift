@@ -1,6 +1,6 @@
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
 @testable import RideBooking
 import RideBookingProtos

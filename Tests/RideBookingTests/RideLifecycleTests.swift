@@ -1,6 +1,6 @@
 import Foundation
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 @testable import RideBooking
 import RideBookingProtos
 import SwiftProtobuf

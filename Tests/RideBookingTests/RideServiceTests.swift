@@ -2,15 +2,15 @@ import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
-import IntentsKit
-import IntentsRuntime
+@testable import IntentsKit
+@testable import IntentsRuntime
 import IntentsKitTesting
 import Logging
 @testable import RideBooking
 import RideBookingProtos
 import SwiftProtobuf
 import Synchronization
-import ServiceKit
+@testable import ServiceKit
 import Testing
 
 @Suite("ridebooking-service: manifest, views, and the live status stream over real sockets", .serialized)

@@ -6,7 +6,7 @@ internal import IntentMeshCore
 /// no CORS headers: the browser then keeps the answer from the page.
 package struct CORSPolicy: Sendable, Equatable {
   /// Exact origins (`https://app.example.com`), or `*` for any.
-  package let origins: Set<String>
+  let origins: Set<String>
 
   package init(origins: [String] = []) {
     self.origins = Set(origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })

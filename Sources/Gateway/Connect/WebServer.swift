@@ -17,7 +17,7 @@ internal import ServiceLifecycle
 /// offered two ways — to the public port's HTTP/1.1 connections (`responder`), and on a loopback
 /// h2c listener (`listeningAddress`) to which the relay hands the HTTP/2 streams that are not gRPC
 /// (Connect, gRPC-Web, preflights). Runs until graceful shutdown, after the relay has drained.
-package final class WebServer: Service, Sendable {
+final class WebServer: Service, Sendable {
   private let directory: DomainDirectory
   private let reflection: GatewayReflection
   private let cors: CORSPolicy

@@ -2,7 +2,7 @@ internal import SwiftProtobuf
 package import IntentMeshProtos
 
 /// What the host asks the user: the domain's words when it gives some, sensible defaults otherwise.
-package enum Prompts {
+enum Prompts {
   /// The prompt for a parameter's result that needs the user.
   package static func prompt(
     for result: Intentmesh_V1_ResolutionResult, parameter: String, declaration: Intentmesh_V1_IntentDeclaration
@@ -35,7 +35,7 @@ package enum Prompts {
   }
 
   /// "speakableGroupName" → "Speakable group name".
-  package static func humanized(_ keyPath: String) -> String {
+  static func humanized(_ keyPath: String) -> String {
     var words: [String] = []
     var current = ""
     for character in keyPath {

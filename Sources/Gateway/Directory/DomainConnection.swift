@@ -10,8 +10,8 @@ package import ServiceKit
 package final class DomainConnection: Sendable {
   package let endpoint: DomainEndpoint
   package let client: GRPCClient<HTTP2ClientTransport.Posix>
-  package let extensionClient: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
-  package let healthClient: Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>
+  let extensionClient: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
+  let healthClient: Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>
   private let retirement = AsyncStream.makeStream(of: Never.self)
 
   package init(endpoint: DomainEndpoint, tls: ClientTLS? = nil) throws {
@@ -44,7 +44,7 @@ package final class DomainConnection: Sendable {
     try await client.runConnections()
   }
 
-  package func shutdown() {
+  func shutdown() {
     client.beginGracefulShutdown()
   }
 

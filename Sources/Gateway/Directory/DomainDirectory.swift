@@ -60,7 +60,7 @@ package final class DomainDirectory: Sendable {
   package var table: RoutingTable { state.withLock { $0.table } }
 
   /// Called when a replica's connection fails (its health watch ends): discovery resolves again.
-  package func onConnectionLost(_ action: @escaping @Sendable (DomainEndpoint) -> Void) {
+  func onConnectionLost(_ action: @escaping @Sendable (DomainEndpoint) -> Void) {
     connectionLost.withLock { $0 = action }
   }
 
@@ -68,7 +68,7 @@ package final class DomainDirectory: Sendable {
   /// once), replicas no longer in it leave the routing table now and are closed once their calls
   /// in flight end. Returns what changed.
   @discardableResult
-  package func setEndpoints(_ endpoints: [DomainEndpoint]) throws -> (
+  func setEndpoints(_ endpoints: [DomainEndpoint]) throws -> (
     added: [DomainEndpoint], removed: [DomainEndpoint]
   ) {
     let endpoints = Self.unique(endpoints)
@@ -175,7 +175,7 @@ package final class DomainDirectory: Sendable {
   }
 
   /// Describes every domain now; returns when all have answered or failed.
-  package func refreshAll() async {
+  func refreshAll() async {
     let connections = self.connections
     await withDiscardingTaskGroup { group in
       for connection in connections { group.addTask { await self.refresh(connection) } }
@@ -266,7 +266,7 @@ package final class DomainDirectory: Sendable {
   }
 
   /// Returns once every domain has been described (or failed to answer) at least once.
-  package func firstRoundCompleted() async {
+  func firstRoundCompleted() async {
     await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
       let done = firstRound.withLock { state -> Bool in
         if !state.done { state.waiters.append(continuation) }

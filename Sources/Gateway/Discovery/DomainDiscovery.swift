@@ -5,7 +5,7 @@ internal import Synchronization
 /// name in the list (each address a replica), again every `interval`, soon after a replica's
 /// connection fails, and at once when the list is reloaded (SIGHUP, or its file changed), then
 /// hands the result to `DomainDirectory.setEndpoints`, which adds the new and drains the gone.
-package final class DomainDiscovery: Sendable {
+final class DomainDiscovery: Sendable {
   /// Why it looks again.
   enum Wakeup: Sendable {
     case schedule
@@ -35,7 +35,7 @@ package final class DomainDiscovery: Sendable {
   }
 
   /// The replicas of the list as it is at start, before the directory exists.
-  package static func firstPlan(
+  static func firstPlan(
     of list: DomainList, resolver: any AddressResolver, logger: Logger
   ) async throws -> ReplicaPlan {
     let plan = await resolve(try list.entries(), resolver: resolver, previous: [:])

@@ -9,7 +9,7 @@ internal import Synchronization
 /// never change, and those of its config file (`{"domains": ["host:port", …]}`), read again on
 /// SIGHUP and when the file's content changes.
 package final class DomainList: Sendable {
-  package let fixed: [DomainEndpoint]
+  let fixed: [DomainEndpoint]
   package let file: String?
   /// The file's content when it was last read.
   private let lastRead = Mutex<[UInt8]?>(nil)

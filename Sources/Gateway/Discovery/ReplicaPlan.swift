@@ -2,13 +2,13 @@
 /// replica; an entry written as a name is one replica per address the name resolved to, each
 /// keeping the name (for TLS and the authority). A name that fails to resolve, or resolves to
 /// nothing, keeps the addresses it had: a DNS outage must not empty the routing table.
-package struct ReplicaPlan: Sendable, Equatable {
+struct ReplicaPlan: Sendable, Equatable {
   /// Every replica, in the list's order, without repeats.
-  package var endpoints: [DomainEndpoint] = []
+  var endpoints: [DomainEndpoint] = []
   /// The addresses each name stands for now (carried to the next plan).
-  package var addresses: [String: [String]] = [:]
+  var addresses: [String: [String]] = [:]
   /// The names that did not resolve this time, and why.
-  package var failures: [String: String] = [:]
+  var failures: [String: String] = [:]
 
   /// The names among `entries` that must be looked up.
   static func names(in entries: [DomainEndpoint]) -> [String] {

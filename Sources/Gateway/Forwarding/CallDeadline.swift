@@ -5,8 +5,8 @@ package import GRPCCore
 /// The time a forwarded call may take: what is left of the caller's deadline (`grpc-timeout`), or a
 /// default when the caller set none, never more than a cap.
 package struct CallDeadline: Sendable {
-  package var defaultTimeout: Duration
-  package var maximumTimeout: Duration
+  var defaultTimeout: Duration
+  var maximumTimeout: Duration
 
   package init(defaultTimeout: Duration, maximumTimeout: Duration) {
     self.defaultTimeout = defaultTimeout

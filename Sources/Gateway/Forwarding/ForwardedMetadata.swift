@@ -5,10 +5,10 @@ internal import ServiceKit
 
 /// Which request metadata travels from the client to the domain: everything the application set
 /// (request id, trace context, custom keys), nothing that belongs to the transport.
-package enum ForwardedMetadata {
+enum ForwardedMetadata {
   static let transportKeys: Set<String> = ["content-type", "te", "user-agent", "host", "accept-encoding"]
 
-  package static func forward(_ metadata: Metadata, requestID: String? = RequestID.current) -> Metadata {
+  static func forward(_ metadata: Metadata, requestID: String? = RequestID.current) -> Metadata {
     var forwarded = Metadata()
     for (key, value) in metadata {
       let lower = key.lowercased()

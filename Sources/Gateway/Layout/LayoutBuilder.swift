@@ -9,7 +9,7 @@ package import IntentMeshProtos
 /// calls are issued concurrently and folded in order afterwards: the result is the sequential one.
 package struct LayoutBuilder: Sendable {
   /// Whether to issue the calls concurrently (the default) or one by one, skipping claimed ones.
-  package var concurrent: Bool
+  var concurrent: Bool
 
   package init(concurrent: Bool = true) {
     self.concurrent = concurrent

@@ -4,16 +4,16 @@ package import NIOCore
 /// from a pass-through request's protobuf bytes, without decoding the message. Every pass-through
 /// request carries `RequestContext context = 1`; the intent is `Intent intent = 2`, except in
 /// ConfigureView, where it is `Interaction interaction = 2` → `Intent intent = 2`.
-package enum IntentWireScan {
+enum IntentWireScan {
   /// What the scan found.
-  package struct Found: Equatable, Sendable {
+  struct Found: Equatable, Sendable {
     package var intentClass = ""
     package var appName = ""
     package var deviceLocked = false
   }
 
   /// Where the intent sits in a request.
-  package enum Shape: Sendable {
+  enum Shape: Sendable {
     /// `intent = 2` (Resolve, Confirm, Handle, StartSendingUpdates).
     case intent
     /// `interaction = 2` → `intent = 2` (ConfigureView).
@@ -22,7 +22,7 @@ package enum IntentWireScan {
 
   /// Scans `message` (one whole protobuf message, no gRPC prefix); nil when the bytes are not a
   /// well-formed message.
-  package static func scan(_ message: ByteBuffer, shape: Shape) -> Found? {
+  static func scan(_ message: ByteBuffer, shape: Shape) -> Found? {
     var found = Found()
     var reader = message
     let ok = fields(of: &reader) { number, value in

@@ -3,7 +3,7 @@ package import ServiceKit
 
 /// Relayed calls in the gateway's metrics, under the same names as the calls its gRPC server
 /// answers itself: started, handled by status code (read from the upstream's trailers), timed.
-package struct RelayMetrics: Sendable {
+struct RelayMetrics: Sendable {
   let metrics: RPCMetrics?
 
   package init(metrics: RPCMetrics?) {

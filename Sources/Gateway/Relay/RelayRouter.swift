@@ -8,7 +8,7 @@ internal import ServiceKit
 /// intent class no domain declares, a locked device, a compressed or oversized message, bytes
 /// that do not parse, a domain that cannot be reached — goes to the gateway's gRPC server, which
 /// answers it as it always has (same statuses, same messages).
-package struct RelayRouter: Sendable {
+struct RelayRouter: Sendable {
   let directory: DomainDirectory
   let deadline: CallDeadline
   /// The gateway's own gRPC server, on loopback.
@@ -32,7 +32,7 @@ package struct RelayRouter: Sendable {
   }
 
   /// Sends what is not gRPC to `web` once it is up.
-  package mutating func attachWebSide(_ web: WebServer) async throws {
+  mutating func attachWebSide(_ web: WebServer) async throws {
     self.web = try await web.endpoint
   }
 

@@ -12,7 +12,7 @@ internal import ServiceLifecycle
 /// The gateway's public port: an HTTP/2 server (`RelayConnection`) whose every stream is relayed
 /// (`RelayedCall`) to a domain or to the gateway's own gRPC server on loopback. Stops on graceful shutdown by
 /// refusing new connections, sending GOAWAY and letting calls in flight finish.
-package final class RelayServer: Service, Sendable {
+final class RelayServer: Service, Sendable {
   private let host: String
   private let port: Int
   private let group: any EventLoopGroup

@@ -30,7 +30,7 @@ extension DomainEndpoint {
 
   /// The resolvers a domain connection may need: grpc-swift's, and one for addresses resolved
   /// from a configured name.
-  package static var resolverRegistry: NameResolverRegistry {
+  static var resolverRegistry: NameResolverRegistry {
     var registry = NameResolverRegistry.defaults
     registry.registerFactory(ResolvedAddressTarget.Factory())
     return registry
@@ -44,7 +44,7 @@ package struct ResolvedAddressTarget: ResolvableTarget, Sendable {
   package var authority: String
 
   /// Makes its constant resolver.
-  package struct Factory: NameResolverFactory, Sendable {
+  struct Factory: NameResolverFactory, Sendable {
     package func resolver(for target: ResolvedAddressTarget) -> NameResolver {
       let result = NameResolutionResult(endpoints: [Endpoint(addresses: [target.address])], serviceConfig: nil)
       return NameResolver(

@@ -47,7 +47,7 @@ package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The name TLS sends and checks: the configured name, or the host when it is a name itself.
-  package var tlsName: String? {
+  var tlsName: String? {
     if let serverName { return serverName }
     return host.isIPAddress ? nil : host
   }

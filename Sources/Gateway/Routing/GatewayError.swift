@@ -5,7 +5,7 @@ internal import ServiceKit
 internal import IntentMeshCore
 
 /// Why the gateway refuses a call before or instead of reaching a domain.
-package enum GatewayError: Error, Equatable, ExplainedRPCError {
+enum GatewayError: Error, Equatable, ExplainedRPCError {
   /// No domain declares the class (SiriKit's noHandlerProvidedForIntent).
   case noRoute(intentClass: String)
   /// Domains declare the class, but none is the named app (SiriKit's noAppAvailable).

@@ -8,7 +8,7 @@ package struct RoutingTable: Sendable {
   /// One intent class served by one app, on one or more replicas of its domain service.
   package struct Route: Sendable {
     /// Where the app's domain service runs: replicas share one store, any of them can answer.
-    package var replicas: [DomainEndpoint]
+    var replicas: [DomainEndpoint]
     package var appName: String
     package var alternativeAppNames: [String]
     package var declaration: Intentmesh_V1_IntentDeclaration
@@ -29,7 +29,7 @@ package struct RoutingTable: Sendable {
     }
 
     /// Whether the user called the app by `name`: its name or an alternative, ignoring case and spaces.
-    package func isNamed(_ name: String) -> Bool {
+    func isNamed(_ name: String) -> Bool {
       ([appName] + alternativeAppNames).contains { NameMatching.matches(name, $0) }
     }
 
@@ -73,14 +73,14 @@ package struct RoutingTable: Sendable {
 
   /// Whether `service` is one the gateway answers itself (its own API, the Intents extension it
   /// routes, health, reflection): a domain declaring it as an app service is not relayed it.
-  package static func isReserved(_ service: String) -> Bool {
+  static func isReserved(_ service: String) -> Bool {
     ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"].contains(service)
       || service.hasPrefix("grpc.reflection.")
   }
 
   /// The replicas serving the app-side service a call's `:path` ("/package.Service/Method")
   /// names; nil when no domain declares it.
-  package func appServiceReplicas(path: String) -> [DomainEndpoint]? {
+  func appServiceReplicas(path: String) -> [DomainEndpoint]? {
     guard path.hasPrefix("/"), let slash = path.dropFirst().firstIndex(of: "/") else { return nil }
     return appServices[String(path[path.index(after: path.startIndex)..<slash])]
   }
@@ -111,7 +111,7 @@ package struct RoutingTable: Sendable {
   }
 
   /// Every route, sorted by class and app.
-  package var allRoutes: [Route] {
+  var allRoutes: [Route] {
     routes.values.flatMap { $0 }.sorted { ($0.intentClass, $0.appName) < ($1.intentClass, $1.appName) }
   }
 }

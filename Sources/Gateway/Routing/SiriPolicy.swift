@@ -1,9 +1,9 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 /// Rules Siri applies whatever a domain declares.
-package enum SiriPolicy {
+enum SiriPolicy {
   /// SiriKit asks the user to unlock the device for every payments intent.
-  package static let paymentsIntents: Set<String> = [
+  static let paymentsIntents: Set<String> = [
     "INSendPaymentIntent", "INRequestPaymentIntent", "INSearchForBillsIntent", "INPayBillIntent",
     "INTransferMoneyIntent", "INSearchForAccountsIntent",
   ]

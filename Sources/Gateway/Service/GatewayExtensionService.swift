@@ -6,7 +6,7 @@ internal import IntentMeshCore
 
 /// `intentmesh.v1.IntentsExtension` on the gateway: each call goes to the domain that owns the
 /// intent class, payload bytes untouched, status and message of the domain's answer passed back.
-package struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
+struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
   package let router: GatewayRouter
 
   package init(router: GatewayRouter) {

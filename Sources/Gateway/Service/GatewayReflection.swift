@@ -7,7 +7,7 @@ internal import Synchronization
 /// serves for their manifests — so that `grpcurl` through the gateway describes a domain's types,
 /// a domain in another language or an intent added after the gateway was built included. Rebuilt
 /// only when a domain's files change.
-package final class GatewayReflection: Sendable {
+final class GatewayReflection: Sendable {
   private let directory: DomainDirectory
   private let base: ReflectionIndex
   private let baseFiles: [Google_Protobuf_FileDescriptorProto]

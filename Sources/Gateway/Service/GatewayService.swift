@@ -5,7 +5,7 @@ internal import ServiceKit
 internal import IntentMeshCore
 
 /// `intentmesh.gateway.v1.Gateway`: the conversation, the layout, the routing table.
-package struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
+struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
   package let router: GatewayRouter
   package let layouts: LayoutBuilder
 

@@ -7,7 +7,7 @@
 /// The web app the gateway serves at `/`: the files embedded from Web/ (`WebAssets`), or those of
 /// a folder given with `--web-root` (to edit the page without rebuilding). Only flat file names
 /// with a known extension are served; nothing outside the folder can be named.
-package struct WebPages: Sendable {
+struct WebPages: Sendable {
   /// A folder to serve instead of the embedded files.
   let root: String?
 

@@ -19,6 +19,6 @@ extension ExplainedRPCError {
 }
 
 /// The `domain` of IntentMesh's `google.rpc.ErrorInfo` details.
-package enum ExplainedErrorDomain {
-  package static let intentMesh = "intentmesh.dev"
+enum ExplainedErrorDomain {
+  static let intentMesh = "intentmesh.dev"
 }

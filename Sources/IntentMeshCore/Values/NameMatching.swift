@@ -14,7 +14,7 @@ package enum NameMatching {
   }
 
   /// The comparable form of any `name`, by Unicode's case mappings and canonical decomposition.
-  package static func unicodeNormalized(_ name: String) -> String {
+  static func unicodeNormalized(_ name: String) -> String {
     // Upper- then lower-casing applies the full case mappings (ß and SS, ﬁ and fi fold alike).
     var folded = String.UnicodeScalarView()
     for scalar in name.uppercased().lowercased()._nfd where !isCombiningDiacritic(scalar) {
@@ -38,7 +38,7 @@ package enum NameMatching {
   /// The comparable form of an all-ASCII `name` (most names), folded byte by byte: the same as the
   /// general path gives it (ASCII has no accents, and its case mapping is A–Z to a–z); nil for a
   /// name with any other character.
-  package static func asciiNormalized(_ name: String) -> String? {
+  static func asciiNormalized(_ name: String) -> String? {
     var name = name
     return name.withUTF8 { bytes -> String? in
       guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }

@@ -11,7 +11,7 @@ package import Foundation
 /// `speed - 1` times its uptime, and rides it had finished would look unfinished.
 package struct AcceleratedClock: DomainClock {
   /// The environment variable with the epoch, in seconds since 1970.
-  package static let epochVariable = "INTENTMESH_CLOCK_EPOCH"
+  static let epochVariable = "INTENTMESH_CLOCK_EPOCH"
 
   package let speed: Double
   package let epoch: Date
@@ -32,7 +32,7 @@ package struct AcceleratedClock: DomainClock {
     return Date(timeIntervalSince1970: seconds)
   }
 
-  package struct InvalidEpoch: Error, CustomStringConvertible {
+  struct InvalidEpoch: Error, CustomStringConvertible {
     package let description: String
   }
 

@@ -29,10 +29,10 @@ package final class ManualClock: DomainClock {
 
   package func now() -> Date { state.withLock { $0.now } }
 
-  package var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+  var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
   /// Moves time on and wakes the sleepers that are due, earliest first.
-  package func advance(by seconds: TimeInterval) {
+  func advance(by seconds: TimeInterval) {
     let due = state.withLock { state -> [Sleeper] in
       state.now = state.now.addingTimeInterval(seconds)
       let now = state.now

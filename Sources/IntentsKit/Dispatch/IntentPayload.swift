@@ -3,7 +3,7 @@ package import SwiftProtobuf
 internal import IntentMeshCore
 
 /// Unpacks an intent's `google.protobuf.Any` payload into its generated message.
-package enum IntentPayload {
+enum IntentPayload {
   /// The payload as `T`. An absent payload is an intent with no parameters given; a payload of
   /// another type or with bytes that do not decode is INVALID_ARGUMENT.
   package static func decode<T: SwiftProtobuf.Message>(

@@ -18,10 +18,10 @@ package struct IntentRegistration: Sendable {
   package let viewController: AnyIntentViewController?
 
   package let decodeIntent: @Sendable (Google_Protobuf_Any?) throws -> any SwiftProtobuf.Message
-  package let decodeResponse: @Sendable (Google_Protobuf_Any) throws -> any SwiftProtobuf.Message
+  let decodeResponse: @Sendable (Google_Protobuf_Any) throws -> any SwiftProtobuf.Message
   /// The display text of a declared parameter of a decoded intent, from its typed value (nil when
   /// `keyPath` is not a declared parameter).
-  package let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
+  let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
   package let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
   package let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
   package let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer

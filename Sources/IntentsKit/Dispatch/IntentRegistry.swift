@@ -3,7 +3,7 @@ internal import IntentMeshCore
 
 /// The handler registrations of a domain, by intent class (SiriKit's `INExtension.handler(for:)`).
 package struct IntentRegistry: Sendable {
-  package let registrations: [IntentRegistration]
+  let registrations: [IntentRegistration]
   private let byClass: [String: IntentRegistration]
 
   package init(_ registrations: [IntentRegistration]) {

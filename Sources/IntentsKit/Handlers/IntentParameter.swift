@@ -8,7 +8,7 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   /// The key path in the intent, e.g. "recipients".
   package let keyPath: String
   package let isArray: Bool
-  package let valueTypeName: String
+  let valueTypeName: String
   /// What the host asks when the parameter needs a value.
   package let prompt: String
   /// A short label for a default view.

@@ -20,7 +20,7 @@ extension IntentResponseMessage {
   package var codeName: String { EnumCaseName.of(code) }
 
   /// The interaction status SiriKit derives from the code.
-  package var handlingStatus: Intentmesh_V1_IntentHandlingStatus {
+  var handlingStatus: Intentmesh_V1_IntentHandlingStatus {
     IntentHandlingStatusRule.status(forCodeNamed: codeName)
   }
 
@@ -33,7 +33,7 @@ extension IntentResponseMessage {
 }
 
 /// How a response code maps to `INIntentHandlingStatus`.
-package enum IntentHandlingStatusRule {
+enum IntentHandlingStatusRule {
   /// ready → ready, inProgress → inProgress, success → success; codes that send the user to the app
   /// (failureRequiringAppLaunch…, continueInApp, handleInApp) → deferredToApplication; other failures → failure.
   package static func status(forCodeNamed name: String) -> Intentmesh_V1_IntentHandlingStatus {

@@ -17,7 +17,7 @@ package enum ResolutionResult<Value: ParameterValue>: Sendable {
   case unsupported(ResolutionReason)
 
   /// True for needs_value and not_required, which speak for a whole array parameter.
-  package var isParameterLevel: Bool {
+  var isParameterLevel: Bool {
     switch self {
     case .needsValue, .notRequired: true
     default: false
@@ -34,7 +34,7 @@ package enum ResolutionResult<Value: ParameterValue>: Sendable {
 
   /// The value written back into the resolved intent: a success's value, or the guess of a
   /// confirmation_required (so the client can send it back once the user says yes).
-  package var settledOrGuessedValue: Value? {
+  var settledOrGuessedValue: Value? {
     switch self {
     case .success(let value), .confirmationRequired(let value, _, _): value
     default: nil

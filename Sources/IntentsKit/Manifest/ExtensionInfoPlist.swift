@@ -14,9 +14,9 @@ package struct ExtensionInfoPlist: Decodable, Sendable, Equatable {
     }
   }
 
-  package struct Extension: Decodable, Sendable, Equatable {
+  struct Extension: Decodable, Sendable, Equatable {
     package var attributes: Attributes
-    package var pointIdentifier: String?
+    var pointIdentifier: String?
 
     enum CodingKeys: String, CodingKey {
       case attributes = "NSExtensionAttributes"
@@ -25,7 +25,7 @@ package struct ExtensionInfoPlist: Decodable, Sendable, Equatable {
   }
 
   package struct Attributes: Decodable, Sendable, Equatable {
-    package var intentsSupported: [String]
+    var intentsSupported: [String]
     package var intentsRestrictedWhileLocked: [String]?
 
     enum CodingKeys: String, CodingKey {
@@ -37,7 +37,7 @@ package struct ExtensionInfoPlist: Decodable, Sendable, Equatable {
   package var displayName: String
   package var alternativeAppNames: [AlternativeAppName]?
   package var version: String?
-  package var nsExtension: Extension
+  var nsExtension: Extension
 
   enum CodingKeys: String, CodingKey {
     case displayName = "CFBundleDisplayName"
@@ -46,7 +46,7 @@ package struct ExtensionInfoPlist: Decodable, Sendable, Equatable {
     case nsExtension = "NSExtension"
   }
 
-  package var intentsSupported: [String] { nsExtension.attributes.intentsSupported }
+  var intentsSupported: [String] { nsExtension.attributes.intentsSupported }
   package var intentsRestrictedWhileLocked: [String] { nsExtension.attributes.intentsRestrictedWhileLocked ?? [] }
 
   package static func load(from url: URL) throws -> ExtensionInfoPlist {

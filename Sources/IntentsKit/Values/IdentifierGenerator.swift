@@ -13,7 +13,7 @@ package struct UUIDIdentifierGenerator: IdentifierGenerator {
 }
 
 /// "prefix-1", "prefix-2", …: predictable identifiers for tests.
-package final class SequentialIdentifierGenerator: IdentifierGenerator {
+final class SequentialIdentifierGenerator: IdentifierGenerator {
   private let counter = Mutex(0)
   private let prefix: String
 

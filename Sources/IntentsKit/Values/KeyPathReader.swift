@@ -54,7 +54,7 @@ package enum KeyPathReader {
   }
 
   /// The message as a JSON tree, to read several key paths from one encoding.
-  package static func tree(of message: any SwiftProtobuf.Message) throws -> JSONValue {
+  static func tree(of message: any SwiftProtobuf.Message) throws -> JSONValue {
     JSONValue(try JSONSerialization.jsonObject(with: Data(try message.jsonString().utf8)))
   }
 

@@ -19,7 +19,7 @@ package enum UserVocabulary {
   }
 
   /// SiriKit discards strings longer than this many UTF-16 code units.
-  package static let maximumUTF16Length = 1024
+  static let maximumUTF16Length = 1024
 
   /// The kept entries of a request, in order, without duplicates, and how many were discarded.
   package static func entries(of request: Intentmesh_V1_SetUserVocabularyRequest) -> (kept: [Entry], discarded: Int) {

@@ -5,7 +5,7 @@ package import SQLKit
 
 /// The confirmation MAC key of a domain, kept in its store: made once, the first time a replica
 /// starts, and read by every replica that shares the store, so a token from one is good at another.
-package enum ConfirmationKey {
+enum ConfirmationKey {
   static let name = "confirmation-mac-key"
 
   /// The key in `database`, made now when there is none.

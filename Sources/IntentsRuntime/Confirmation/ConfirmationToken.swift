@@ -23,7 +23,7 @@ package struct ConfirmationTokens: Sendable {
     package var userID: String
     package var intentClass: String
     package var identifier: String
-    package var payloadTypeURL: String
+    var payloadTypeURL: String
     package var payload: Data
 
     package init(userID: String, intentClass: String, identifier: String, payloadTypeURL: String, payload: Data) {
@@ -36,7 +36,7 @@ package struct ConfirmationTokens: Sendable {
   }
 
   /// A token for `binding`, valid until `now + lifetime`.
-  package func issue(for binding: Binding, now: Date) -> String {
+  func issue(for binding: Binding, now: Date) -> String {
     let expires = UInt64((now.timeIntervalSince1970 + Self.lifetime) * 1000)
     var token = Data([Self.version])
     withUnsafeBytes(of: expires.bigEndian) { token.append(contentsOf: $0) }

@@ -10,7 +10,7 @@ internal import IntentMeshCore
 
 /// The `intentmesh.v1.IntentsExtension` service of a domain: dispatch by intent class to a fresh
 /// handler, SiriKit's defaults, exactly-once Handle, view configuration and user vocabulary.
-package struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProtocol {
+struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProtocol {
   let scope: RequestScope
   let store: any IntentStore
   let confirmations: ConfirmationTokens

@@ -23,7 +23,7 @@ package struct RequestScope: Sendable {
   }
 
   /// The registration of `intent` and the handler's view of the request.
-  package func enter(
+  func enter(
     _ requestContext: Intentmesh_V1_RequestContext, intentClass: String, identifier: String
   ) throws -> (IntentRegistration, IntentContext) {
     let userID = try UserIdentity.userID(of: requestContext)

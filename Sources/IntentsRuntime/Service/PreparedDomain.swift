@@ -11,8 +11,8 @@ package struct PreparedDomain: Sendable {
   package let manifest: DomainManifest
   package let registry: IntentRegistry
   package let board: HealthStatusBoard
-  package let extensionService: IntentsExtensionService
-  package let healthService: HealthService
+  let extensionService: IntentsExtensionService
+  let healthService: HealthService
   /// The domain's app-side services (`DomainDefinition.appServices`).
   package let appServices: [any RegistrableRPCService]
 

@@ -2,7 +2,7 @@ internal import SwiftProtobuf
 internal import Synchronization
 
 /// A lock that suspends instead of blocking: holders run one at a time, waiters in arrival order.
-package final class AsyncLock: Sendable {
+final class AsyncLock: Sendable {
   private struct State {
     var locked = false
     var waiters: [CheckedContinuation<Void, Never>] = []
@@ -22,7 +22,7 @@ package final class AsyncLock: Sendable {
   }
 
   /// Takes the lock, waiting for it if it is held. Pair with `unlock()`; prefer `withLock`.
-  package func lock() async {
+  func lock() async {
     if !tryAcquire() { await acquire() }
   }
 

@@ -2,7 +2,7 @@ package import IntentsKit
 package import Logging
 
 /// Opens the store a location names.
-package enum StoreOpener {
+enum StoreOpener {
   /// Opens `location`; a PostgreSQL store keeps its tables in `defaultSchema` unless the URL names one.
   package static func open(_ location: StoreLocation, defaultSchema: String, logger: Logger) async throws
     -> any IntentStore

@@ -8,8 +8,8 @@ package struct AccessTokenClaims: JWTPayload, Equatable {
   /// `aud` is a string or an array of strings.
   package var aud: [String]
   package var exp: Double?
-  package var nbf: Double?
-  package var iat: Double?
+  var nbf: Double?
+  var iat: Double?
 
   package init(sub: String?, iss: String?, aud: [String], exp: Double?, nbf: Double? = nil, iat: Double? = nil) {
     self.sub = sub

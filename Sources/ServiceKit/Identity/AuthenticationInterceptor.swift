@@ -7,10 +7,10 @@ import IntentMeshCore
 package struct AuthenticationInterceptor: ServerInterceptor {
   package let verifier: TokenVerifier
 
-  package static let openServices: Set<String> = [
+  static let openServices: Set<String> = [
     "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
   ]
-  package static let openMethods: Set<String> = [
+  static let openMethods: Set<String> = [
     "intentmesh.v1.IntentsExtension/Describe", "intentmesh.gateway.v1.Gateway/ListRoutes",
   ]
 
@@ -19,7 +19,7 @@ package struct AuthenticationInterceptor: ServerInterceptor {
   }
 
   /// Whether calls of `method` need no token.
-  package static func isOpen(_ method: MethodDescriptor) -> Bool {
+  static func isOpen(_ method: MethodDescriptor) -> Bool {
     openServices.contains(method.service.fullyQualifiedService) || openMethods.contains(method.fullyQualifiedMethod)
   }
 

@@ -9,16 +9,16 @@ package struct AuthenticationOptions: ParsableArguments {
   package var jwks: String?
 
   @Option(help: "The iss every token must carry (env INTENTMESH_JWT_ISSUER; default intentmesh).")
-  package var jwtIssuer: String?
+  var jwtIssuer: String?
 
   @Option(help: "A value every token's aud must contain (env INTENTMESH_JWT_AUDIENCE; default intentmesh).")
-  package var jwtAudience: String?
+  var jwtAudience: String?
 
   @Option(help: "Clock skew allowed on exp and nbf, in seconds (env INTENTMESH_JWT_LEEWAY_SECONDS; default 30).")
-  package var jwtLeewaySeconds: Int?
+  var jwtLeewaySeconds: Int?
 
   @Option(help: "How often the JWKS is fetched again, in seconds (env INTENTMESH_JWKS_REFRESH_SECONDS; default 600).")
-  package var jwksRefreshSeconds: Int?
+  var jwksRefreshSeconds: Int?
 
   package init() {}
 

@@ -5,15 +5,15 @@
 #endif
 
 /// A JWS in compact serialization, split and its JOSE header read; nothing verified yet.
-package struct CompactToken: Sendable {
+struct CompactToken: Sendable {
   struct Header: Decodable {
     let alg: String?
     let kid: String?
     let crit: [String]?
   }
 
-  package let algorithm: SigningAlgorithm
-  package let keyID: String?
+  let algorithm: SigningAlgorithm
+  let keyID: String?
 
   package init(_ token: Substring) throws(TokenRejection) {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)

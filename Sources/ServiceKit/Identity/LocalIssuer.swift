@@ -9,14 +9,14 @@ package import Crypto
 /// every service is pointed at, and tokens for any user. `intentmesh up` and `intentmesh token` use
 /// it; a real deployment points the services at its provider's JWKS instead and never has one.
 package struct LocalIssuer: Sendable {
-  package static let keyFileName = "signing-key.pem"
+  static let keyFileName = "signing-key.pem"
   package static let jwksFileName = "jwks.json"
   package static let defaultIssuer = "intentmesh"
   package static let defaultAudience = "intentmesh"
 
-  package let signingKey: P256.Signing.PrivateKey
+  let signingKey: P256.Signing.PrivateKey
   /// The `kid`: the start of the public key's RFC 7638 thumbprint.
-  package let keyID: String
+  let keyID: String
 
   package init(signingKey: P256.Signing.PrivateKey) {
     self.signingKey = signingKey
@@ -67,7 +67,7 @@ package struct LocalIssuer: Sendable {
   }
 
   /// `header.payload.signature` in base64url, the signature made by `sign` over the first two.
-  package static func compactJWS(header: String, payload: Data, sign: (Data) throws -> Data) rethrows -> String {
+  static func compactJWS(header: String, payload: Data, sign: (Data) throws -> Data) rethrows -> String {
     let input = Base64URL.encoded(Data(header.utf8)) + "." + Base64URL.encoded(payload)
     return input + "." + Base64URL.encoded(try sign(Data(input.utf8)))
   }

@@ -1,7 +1,7 @@
 /// The public-key JWS algorithms (RFC 7518) a token may be signed with, and the key each needs.
 /// Everything else (`none`, the HMACs, unknown names) is refused before any key is looked at, so a
 /// public key can never be used as an HMAC secret.
-package enum SigningAlgorithm: String, Sendable, CaseIterable {
+enum SigningAlgorithm: String, Sendable, CaseIterable {
   case es256 = "ES256"
   case es384 = "ES384"
   case rs256 = "RS256"
@@ -19,7 +19,7 @@ package enum SigningAlgorithm: String, Sendable, CaseIterable {
   }
 
   /// Whether a JWK of type `kty` (and curve `crv`) can verify this algorithm.
-  package func fits(keyType: String, curve: String?) -> Bool {
+  func fits(keyType: String, curve: String?) -> Bool {
     switch self {
     case .es256: keyType == "EC" && curve == "P-256"
     case .es384: keyType == "EC" && curve == "P-384"

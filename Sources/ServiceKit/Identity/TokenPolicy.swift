@@ -7,7 +7,7 @@ package struct TokenPolicy: Sendable, Equatable {
   /// A value `aud` must contain: this deployment's API identifier.
   package var audience: String
   /// Clock skew allowed on `exp` and `nbf`, in seconds.
-  package var leewaySeconds: Double
+  var leewaySeconds: Double
 
   package init(issuer: String, audience: String, leewaySeconds: Double = 30) {
     self.issuer = issuer

@@ -47,7 +47,7 @@ package final class TokenVerifier: Sendable {
   }
 
   /// Loads the JWKS; a service calls it before it serves and refuses to start when it throws.
-  package func loadKeys() async throws {
+  func loadKeys() async throws {
     let ticket = state.withLock { state in
       state.started += 1
       state.lastLoad = now()

@@ -21,10 +21,10 @@ package struct VerificationKeySet: Sendable {
 
   /// One usable key.
   package struct Key: Sendable {
-    package let keyType: String
-    package let curve: String?
+    let keyType: String
+    let curve: String?
     /// The algorithm the JWK pins (`alg`), if any.
-    package let algorithm: String?
+    let algorithm: String?
   }
 
   package let keys: [String: Key]
@@ -32,7 +32,7 @@ package struct VerificationKeySet: Sendable {
   /// The document's bytes: a reload that reads the same ones changes nothing.
   package let document: [UInt8]
   /// The keys, for jwt-kit's signature check.
-  package let collection: JWTKeyCollection
+  let collection: JWTKeyCollection
 
   /// Parses a JWKS document; throws when it is not one or holds no usable key.
   package static func parse(_ json: [UInt8]) async throws -> VerificationKeySet {

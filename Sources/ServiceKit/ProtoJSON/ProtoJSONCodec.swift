@@ -12,7 +12,7 @@ package import SwiftProtobuf
 /// packed repeated scalars, maps, and the well-known wrappers, Timestamp, Duration, Empty and Any.
 /// Struct, Value, ListValue and FieldMask are refused: no IntentMesh contract uses them.
 package struct ProtoJSONCodec: Sendable {
-  package typealias FieldType = Google_Protobuf_FieldDescriptorProto.TypeEnum
+  typealias FieldType = Google_Protobuf_FieldDescriptorProto.TypeEnum
 
   package let schema: ProtoSchema
   /// Whether an enum case may also be named by its last words as people say them ("minute" for

@@ -9,16 +9,16 @@ package struct ProtoSchema: Sendable {
     package let jsonName: String
     package let number: Int
     package let type: Google_Protobuf_FieldDescriptorProto.TypeEnum
-    package let isRepeated: Bool
+    let isRepeated: Bool
     /// The full name of the message or enum, for those types.
     package let typeName: String
   }
 
   package struct Message: Sendable {
-    package let fullName: String
+    let fullName: String
     package let fields: [Field]
     /// A map's entry type (key = field 1, value = field 2).
-    package let isMapEntry: Bool
+    let isMapEntry: Bool
 
     /// The field a JSON member names: its JSON name or its proto name.
     package func field(named name: String) -> Field? { fields.first { $0.jsonName == name || $0.name == name } }
@@ -98,7 +98,7 @@ package struct ProtoSchema: Sendable {
   }
 
   /// protoc's JSON name: "goal_value" → "goalValue".
-  package static func lowerCamel(_ name: String) -> String {
+  static func lowerCamel(_ name: String) -> String {
     var result = ""
     var upper = false
     for character in name {

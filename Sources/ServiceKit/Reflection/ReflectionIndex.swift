@@ -70,7 +70,7 @@ package struct ReflectionIndex: Sendable {
   }
 
   /// The embedded descriptor set is not valid base64 (scripts/generate-protos writes it).
-  package struct EmbeddedSetUnreadable: Error {}
+  struct EmbeddedSetUnreadable: Error {}
 
   /// The index of the descriptor set generated from Protos/: every file, or those `including` keeps.
   package static func embedded(

@@ -7,7 +7,7 @@ package struct ServerTLS: Sendable, Equatable {
   package var certificateChain: String
   package var privateKey: String
   /// CA certificates (PEM) that sign the client certificates accepted; nil accepts any client.
-  package var clientCA: String?
+  var clientCA: String?
 
   package init(certificateChain: String, privateKey: String, clientCA: String? = nil) {
     self.certificateChain = certificateChain

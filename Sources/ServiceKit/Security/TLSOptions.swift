@@ -3,19 +3,19 @@ package import ArgumentParser
 /// The flags of a listening port's TLS. A flag wins over its environment variable; none: plain h2c.
 package struct TLSOptions: ParsableArguments {
   @Option(help: "PEM certificate chain to serve TLS with (env INTENTMESH_TLS_CERT); without it: plain h2c.")
-  package var tlsCert: String?
+  var tlsCert: String?
 
   @Option(help: "PEM private key of --tls-cert (env INTENTMESH_TLS_KEY).")
-  package var tlsKey: String?
+  var tlsKey: String?
 
   @Option(
     help:
       "PEM CA whose client certificates are the only ones accepted: mutual TLS (env INTENTMESH_TLS_CLIENT_CA).")
-  package var tlsClientCA: String?
+  var tlsClientCA: String?
 
   package init() {}
 
-  package func serverTLS(environment: [String: String]) throws -> ServerTLS? {
+  func serverTLS(environment: [String: String]) throws -> ServerTLS? {
     let lookup = OptionLookup(environment)
     let cert = lookup.string(tlsCert, "INTENTMESH_TLS_CERT")
     let key = lookup.string(tlsKey, "INTENTMESH_TLS_KEY")

@@ -2,7 +2,7 @@ package import GRPCCore
 package import Instrumentation
 
 /// Reads W3C trace context (`traceparent`, `tracestate`) out of a call's gRPC metadata.
-package struct MetadataExtractor: Extractor {
+struct MetadataExtractor: Extractor {
   package init() {}
 
   package func extract(key: String, from carrier: Metadata) -> String? {
@@ -11,7 +11,7 @@ package struct MetadataExtractor: Extractor {
 }
 
 /// Writes W3C trace context into a call's gRPC metadata, replacing what was there.
-package struct MetadataInjector: Injector {
+struct MetadataInjector: Injector {
   package init() {}
 
   package func inject(_ value: String, forKey key: String, into carrier: inout Metadata) {

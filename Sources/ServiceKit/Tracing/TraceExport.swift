@@ -17,7 +17,7 @@ package enum TraceExport {
 
   /// Whether the call this task serves is sampled (its server span records): the spans inside a
   /// call the sampler dropped are not made at all.
-  @TaskLocal package static var callIsRecorded = true
+  @TaskLocal static var callIsRecorded = true
 
   /// Whether a span inside the current call is worth making.
   package static var recordsInsideCall: Bool { isEnabled && callIsRecorded }

@@ -19,7 +19,7 @@ package enum ServiceTransport {
 
   /// Puts `RequestEndHandler` first in an accepted HTTP/2 stream's pipeline (the transport's
   /// `onAcceptHTTP2Stream`).
-  package static let acceptStream: @Sendable (any Channel) -> EventLoopFuture<Void> = { stream in
+  static let acceptStream: @Sendable (any Channel) -> EventLoopFuture<Void> = { stream in
     stream.eventLoop.makeCompletedFuture {
       try stream.pipeline.syncOperations.addHandler(RequestEndHandler(), position: .first)
     }

@@ -9,13 +9,13 @@ package struct RestartPolicy: Sendable, Equatable {
   }
 
   /// A run shorter than this ended in a quick crash.
-  package var quickRun: Duration
+  var quickRun: Duration
   /// The delay before the first restart, doubled for each quick crash in a row.
-  package var firstDelay: Duration
+  var firstDelay: Duration
   /// The longest delay.
-  package var maxDelay: Duration
+  var maxDelay: Duration
   /// Quick crashes in a row after which the process is left down.
-  package var maxQuickCrashes: Int
+  var maxQuickCrashes: Int
   /// Quick crashes in a row so far.
   package private(set) var quickCrashes = 0
 

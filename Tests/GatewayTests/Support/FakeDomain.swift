@@ -2,7 +2,7 @@ import SwiftProtobuf
 import Foundation
 import GRPCCore
 import IntentMeshProtos
-import IntentsKit
+@testable import IntentsKit
 import Synchronization
 
 /// A domain whose manifest a test can change while it runs, and that records what reached it.

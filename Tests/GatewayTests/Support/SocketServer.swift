@@ -3,9 +3,9 @@ import SwiftProtobuf
 import Foundation
 import GRPCCore
 import GRPCNIOTransportHTTP2
-import IntentsKit
+@testable import IntentsKit
 import IntentsKitTesting
-import ServiceKit
+@testable import ServiceKit
 import Synchronization
 
 /// A gRPC server on a loopback port inside the test process, that a test can stop and start again

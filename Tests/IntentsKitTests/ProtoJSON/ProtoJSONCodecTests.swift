@@ -1,6 +1,6 @@
 import Foundation
 import IntentMeshProtos
-import ServiceKit
+@testable import ServiceKit
 import SwiftProtobuf
 import Testing
 

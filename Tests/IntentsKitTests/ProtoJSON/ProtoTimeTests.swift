@@ -1,4 +1,4 @@
-import ServiceKit
+@testable import ServiceKit
 import SwiftProtobuf
 import Testing
 

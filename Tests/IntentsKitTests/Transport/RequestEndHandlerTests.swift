@@ -2,7 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHPACK
 import NIOHTTP2
-import ServiceKit
+@testable import ServiceKit
 import Testing
 
 /// `RequestEndHandler` in front of a stand-in for the transport's gRPC handler, on an

@@ -1,5 +1,5 @@
 import NIOCore
-import ServiceKit
+@testable import ServiceKit
 import Testing
 
 /// The request framing count that tells a cut-short message at END_STREAM, fed as DATA frames

@@ -3,44 +3,44 @@
 /// variable each). The defaults follow swift-nio-http2's own (the domains' transport) and nginx's.
 package struct RelayLimits: Sendable, Equatable {
   /// Connections the relay serves at once, all loops together; one more is closed as it is accepted.
-  package var maxConnections = 4096
+  var maxConnections = 4096
   /// Streams a client may have open at once on one connection (SETTINGS_MAX_CONCURRENT_STREAMS).
   package var maxConcurrentStreams = 1000
   /// The largest header list a client may send, counted as RFC 9113 §6.5.2 counts it
   /// (SETTINGS_MAX_HEADER_LIST_SIZE); larger: the call ends RESOURCE_EXHAUSTED. A header block
   /// larger than four times this ends the connection.
-  package var maxHeaderListSize = 16 << 10
+  var maxHeaderListSize = 16 << 10
   /// CONTINUATION frames one header block may take; more end the connection (ENHANCE_YOUR_CALM).
-  package var maxContinuationFrames = 8
+  var maxContinuationFrames = 8
   /// Glitches a connection may cause — streams it resets, streams the relay resets for a protocol
   /// error, empty DATA or CONTINUATION frames that carry nothing, PRIORITY frames — per `glitchWindow`:
   /// past them GOAWAY ENHANCE_YOUR_CALM (rapid reset, CVE-2023-44487).
-  package var maxGlitches = 200
-  package var glitchWindow: Duration = .seconds(30)
+  var maxGlitches = 200
+  var glitchWindow: Duration = .seconds(30)
   /// PING and SETTINGS frames a connection may send per `controlFrameWindow`: past them GOAWAY
   /// ENHANCE_YOUR_CALM.
-  package var maxControlFrames = 1000
-  package var controlFrameWindow: Duration = .seconds(10)
+  var maxControlFrames = 1000
+  var controlFrameWindow: Duration = .seconds(10)
   /// Resets the relay sends on one upstream connection per `glitchWindow` before it stops opening
   /// streams there (and opens another): a domain on swift-nio-http2 ends a connection after 200
   /// resets in 30 s, which would end every other client's calls on it.
-  package var maxUpstreamResets = 150
+  var maxUpstreamResets = 150
   /// How long a call may take to deliver the message it is routed by (slowloris); then it ends
   /// DEADLINE_EXCEEDED.
-  package var firstMessageTimeout: Duration = .seconds(5)
+  var firstMessageTimeout: Duration = .seconds(5)
   /// How long a new connection may take to send the HTTP/2 preface and SETTINGS.
-  package var handshakeTimeout: Duration = .seconds(10)
+  var handshakeTimeout: Duration = .seconds(10)
   /// How long a connection may stay without an open stream before GOAWAY closes it.
   package var idleTimeout: Duration = .seconds(300)
   /// How long a peer may leave the relay's output unread (the socket not writable) before the
   /// connection is closed.
-  package var stalledWriteTimeout: Duration = .seconds(30)
+  var stalledWriteTimeout: Duration = .seconds(30)
   /// Bytes of output the relay queues for one connection before it stops reading from that peer
   /// and stops sending DATA to it (the channel's write-buffer high watermark).
-  package var maxQueuedOutputBytes = 256 << 10
+  var maxQueuedOutputBytes = 256 << 10
   /// Request bytes all calls of the process may hold while they are routed (their first message);
   /// past it new bytes end their call RESOURCE_EXHAUSTED.
-  package var maxRoutingBytes = 64 << 20
+  var maxRoutingBytes = 64 << 20
 
   package init() {}
 

@@ -167,7 +167,7 @@ final class SQLiteHandle: @unchecked Sendable {
 }
 
 /// A statement SQLite refused or failed, with SQLite's (extended) result code and message.
-package struct SQLiteStatementError: Error, CustomStringConvertible {
+struct SQLiteStatementError: Error, CustomStringConvertible {
   package let code: Int32
   package let message: String
   /// Another connection (another process on the same file) holds the lock the statement needed.

@@ -154,17 +154,17 @@ package final class SQLiteStore: IntentStore {
   }
 
   /// How group commit has gone so far in this process.
-  package struct Durability: Sendable, Equatable {
+  struct Durability: Sendable, Equatable {
     /// Write transactions committed.
-    package var commits: UInt64
+    var commits: UInt64
     /// Of those, how many are known to be on the disk.
-    package var durableCommits: UInt64
+    var durableCommits: UInt64
     /// Syncs of the log that made them so.
-    package var syncs: UInt64
+    var syncs: UInt64
   }
 
   /// Commits and syncs so far; nil for an in-memory store.
-  package var durability: Durability? { groupCommit?.progress }
+  var durability: Durability? { groupCommit?.progress }
 
   package func close() async throws {
     try await groupCommit?.close()

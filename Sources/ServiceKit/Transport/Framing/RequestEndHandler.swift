@@ -16,7 +16,7 @@ package import NIOHTTP2
 /// request writes the status itself (trailers-only, or trailers after the response's headers), holds
 /// the END_STREAM back from the gRPC handler and drops what that handler writes afterwards; the stream
 /// then closes, which cancels the call.
-package final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
+final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   package typealias InboundIn = HTTP2Frame.FramePayload
   package typealias InboundOut = HTTP2Frame.FramePayload
   package typealias OutboundIn = HTTP2Frame.FramePayload

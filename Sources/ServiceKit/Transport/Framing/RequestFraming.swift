@@ -5,7 +5,7 @@ package import NIOCore
 /// asked at END_STREAM whether the last message was cut short — tested without a stream around it.
 ///
 /// It only counts: the bytes of a message are skipped, never copied.
-package struct RequestFraming: Sendable, Equatable {
+struct RequestFraming: Sendable, Equatable {
   package enum Position: Sendable, Equatable {
     /// At a message boundary (or before the first message).
     case betweenMessages
@@ -16,14 +16,14 @@ package struct RequestFraming: Sendable, Equatable {
   }
 
   /// The size of a gRPC message's prefix: the compressed flag and a big-endian 32-bit length.
-  package static let prefixBytes = 5
+  static let prefixBytes = 5
 
   package private(set) var position: Position = .betweenMessages
 
   package init() {}
 
   /// Takes the next bytes of the request's body.
-  package mutating func consume(_ buffer: ByteBuffer) {
+  mutating func consume(_ buffer: ByteBuffer) {
     var buffer = buffer
     while buffer.readableBytes > 0 {
       switch position {
@@ -42,7 +42,7 @@ package struct RequestFraming: Sendable, Equatable {
   }
 
   /// The last message's shortfall when the request ended here; nil when it ended at a boundary.
-  package var incompleteMessage: IncompleteRequestMessage? {
+  var incompleteMessage: IncompleteRequestMessage? {
     switch position {
     case .betweenMessages: nil
     case .inPrefix(let received): .prefix(received: received.count)
@@ -57,14 +57,14 @@ package struct RequestFraming: Sendable, Equatable {
 }
 
 /// A request message cut short by END_STREAM, and how the status names it.
-package enum IncompleteRequestMessage: Sendable, Equatable {
+enum IncompleteRequestMessage: Sendable, Equatable {
   /// The request ended `received` bytes into a message's 5-byte prefix.
   case prefix(received: Int)
   /// The request ended `received` bytes into a message whose prefix promised `length` bytes.
   case body(received: Int, length: Int)
 
   /// The status message (plain ASCII, so it needs no percent-encoding in `grpc-message`).
-  package var statusMessage: String {
+  var statusMessage: String {
     switch self {
     case .prefix(let received):
       "Incomplete request message: the request ended \(received) of \(RequestFraming.prefixBytes) bytes into a "
