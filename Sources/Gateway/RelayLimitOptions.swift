@@ -53,10 +53,10 @@ struct RelayLimitOptions: ParsableArguments {
       "Request bytes all calls may hold while they are routed (env INTENTMESH_MAX_ROUTING_BYTES; default 67108864).")
   var maxRoutingBytes: Int?
 
-  package init() {}
+  init() {}
 
   /// The limits these options and `environment` give.
-  package func limits(environment: [String: String]) throws -> RelayLimits {
+  func limits(environment: [String: String]) throws -> RelayLimits {
     var limits = RelayLimits()
     let lookup = OptionLookup(environment)
     /// "max glitches" for INTENTMESH_MAX_GLITCHES.

@@ -8,7 +8,7 @@ struct UpstreamTLSOptions: ParsableArguments {
     help:
       "PEM CA the domains' certificates must chain to; with it the gateway speaks TLS to every domain and checks the name or IP it dials (env INTENTMESH_TLS_CA)."
   )
-  package var tlsCA: String?
+  var tlsCA: String?
 
   @Option(help: "PEM client certificate the gateway presents to domains: mutual TLS (env INTENTMESH_TLS_CLIENT_CERT).")
   var tlsClientCert: String?
@@ -16,7 +16,7 @@ struct UpstreamTLSOptions: ParsableArguments {
   @Option(help: "PEM private key of --tls-client-cert (env INTENTMESH_TLS_CLIENT_KEY).")
   var tlsClientKey: String?
 
-  package init() {}
+  init() {}
 
   func clientTLS(environment: [String: String]) throws -> ClientTLS? {
     let lookup = OptionLookup(environment)

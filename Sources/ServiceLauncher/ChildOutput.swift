@@ -34,5 +34,5 @@ final class ChildOutput: Sendable {
   }
 
   /// Everything printed so far.
-  package var text: String { value.withLock { $0 } }
+  var text: String { value.withLock { $0 } }
 }

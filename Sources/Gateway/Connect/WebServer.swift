@@ -34,7 +34,7 @@ final class WebServer: Service, Sendable {
   private let ready: EventLoopPromise<(NIOCore.SocketAddress, ConnectResponder)>
 
   /// - Parameter gatewayServer: the gateway's gRPC server on loopback, once it listens.
-  package init(
+  init(
     directory: DomainDirectory, reflection: GatewayReflection, cors: CORSPolicy, maxMessageBytes: Int,
     deadline: CallDeadline, requestTimeout: Duration, pages: WebPages = WebPages(), devTokensFrom: String? = nil,
     logger: Logger, gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
@@ -64,7 +64,7 @@ final class WebServer: Service, Sendable {
     }
   }
 
-  package func run() async throws {
+  func run() async throws {
     let client: GRPCClient<HTTP2ClientTransport.Posix>
     let channel: any Channel
     do {

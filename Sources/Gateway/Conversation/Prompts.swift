@@ -4,7 +4,7 @@ package import IntentMeshProtos
 /// What the host asks the user: the domain's words when it gives some, sensible defaults otherwise.
 enum Prompts {
   /// The prompt for a parameter's result that needs the user.
-  package static func prompt(
+  static func prompt(
     for result: Intentmesh_V1_ResolutionResult, parameter: String, declaration: Intentmesh_V1_IntentDeclaration
   ) -> String {
     let declared = declaration.parameters.first { $0.keyPath == parameter }
@@ -30,7 +30,7 @@ enum Prompts {
   }
 
   /// The question before handle.
-  package static func confirmation(for declaration: Intentmesh_V1_IntentDeclaration) -> String {
+  static func confirmation(for declaration: Intentmesh_V1_IntentDeclaration) -> String {
     declaration.confirmationPrompt.isEmpty ? "Do you want to go ahead?" : declaration.confirmationPrompt
   }
 

@@ -22,7 +22,7 @@ final class DomainDiscovery: Sendable {
   private let wakeups = AsyncStream.makeStream(of: Wakeup.self, bufferingPolicy: .bufferingNewest(4))
 
   /// `initial` is the plan the directory was made from (`firstPlan`).
-  package init(
+  init(
     directory: DomainDirectory, list: DomainList, initial: ReplicaPlan, resolver: any AddressResolver,
     interval: Duration, logger: Logger
   ) {
@@ -44,12 +44,12 @@ final class DomainDiscovery: Sendable {
   }
 
   /// Reads the list again and applies it now (SIGHUP).
-  package func reload(because reason: String) {
+  func reload(because reason: String) {
     wakeups.continuation.yield(.reload(reason: reason))
   }
 
   /// Resolves and reloads until cancelled.
-  package func run() async {
+  func run() async {
     directory.onConnectionLost { [wakeups] _ in wakeups.continuation.yield(.connectionLost) }
     var entries = (try? list.entries()) ?? []
     await withTaskCancellationHandler {

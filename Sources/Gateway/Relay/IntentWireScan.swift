@@ -7,9 +7,9 @@ package import NIOCore
 enum IntentWireScan {
   /// What the scan found.
   struct Found: Equatable, Sendable {
-    package var intentClass = ""
-    package var appName = ""
-    package var deviceLocked = false
+    var intentClass = ""
+    var appName = ""
+    var deviceLocked = false
   }
 
   /// Where the intent sits in a request.

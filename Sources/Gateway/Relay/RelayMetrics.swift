@@ -6,7 +6,7 @@ package import ServiceKit
 struct RelayMetrics: Sendable {
   let metrics: RPCMetrics?
 
-  package init(metrics: RPCMetrics?) {
+  init(metrics: RPCMetrics?) {
     self.metrics = metrics
   }
 

@@ -20,7 +20,7 @@ struct RelayRouter: Sendable {
   /// the responder HTTP/1.1 connections of the public port use. nil: the public port is gRPC only.
   var web: (endpoint: DomainEndpoint, responder: ConnectResponder, requestTimeout: Duration)?
 
-  package init(
+  init(
     directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,
     upstreamTLS: NIOSSLContext? = nil
   ) {

@@ -26,7 +26,7 @@ final class RelayServer: Service, Sendable {
   private let tls: NIOSSLContext?
 
   /// - Parameter router: awaited before listening (it needs the gateway server's address).
-  package init(
+  init(
     host: String, port: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
     metrics: RelayMetrics, limits: RelayLimits = .defaults, tls: NIOSSLContext? = nil, logger: Logger,
     router: @escaping @Sendable () async throws -> RelayRouter
@@ -46,16 +46,16 @@ final class RelayServer: Service, Sendable {
   deinit { bound.fail(CancellationError()) }
 
   /// The address the relay listens on, once it does.
-  package var listeningAddress: SocketAddress {
+  var listeningAddress: SocketAddress {
     get async throws { try await bound.futureResult.get() }
   }
 
   /// The port the relay listens on, once it does.
-  package var listeningPort: Int {
+  var listeningPort: Int {
     get async throws { try await listeningAddress.port ?? port }
   }
 
-  package func run() async throws {
+  func run() async throws {
     let router: RelayRouter
     let channel: any Channel
     let quiesce: ServerQuiescingHelper

@@ -1,7 +1,7 @@
 /// The HTTP/2 settings of the relay, both sides.
 enum RelaySettings {
   /// Streams a client may open at once on one connection to the gateway (gRPC clients open many).
-  package static let maxConcurrentStreams = 1000
+  static let maxConcurrentStreams = 1000
   /// Each stream's flow-control window, both ways: a 1 MiB message crosses in one window.
   static let initialWindowSize = 1 << 20
   /// Each connection's flow-control window, both ways: room for many streams' windows at once.

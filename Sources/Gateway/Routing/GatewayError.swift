@@ -21,7 +21,7 @@ enum GatewayError: Error, Equatable, ExplainedRPCError {
   /// The gateway has no such operation.
   case unsupported(String)
 
-  package var rpcErrorCode: RPCError.Code {
+  var rpcErrorCode: RPCError.Code {
     switch self {
     case .noRoute, .noSuchApp: .notFound
     case .ambiguous, .restrictedWhileLocked: .failedPrecondition
@@ -31,7 +31,7 @@ enum GatewayError: Error, Equatable, ExplainedRPCError {
     }
   }
 
-  package var rpcErrorMessage: String {
+  var rpcErrorMessage: String {
     switch self {
     case .noRoute(let intentClass):
       intentClass.isEmpty
@@ -51,7 +51,7 @@ enum GatewayError: Error, Equatable, ExplainedRPCError {
   }
 
   /// The reason in the error's `google.rpc.ErrorInfo` detail.
-  package var reason: String {
+  var reason: String {
     switch self {
     case .noRoute: "NO_ROUTE"
     case .noSuchApp: "NO_SUCH_APP"

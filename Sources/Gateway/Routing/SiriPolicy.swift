@@ -9,7 +9,7 @@ enum SiriPolicy {
   ]
 
   /// Whether `intentClass` may not run on a locked device, given what its domain declared.
-  package static func restrictedWhileLocked(_ intentClass: String, declaredRestricted: Bool) -> Bool {
+  static func restrictedWhileLocked(_ intentClass: String, declaredRestricted: Bool) -> Bool {
     declaredRestricted || paymentsIntents.contains(intentClass)
   }
 }

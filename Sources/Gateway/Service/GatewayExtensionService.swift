@@ -7,20 +7,20 @@ internal import IntentMeshCore
 /// `intentmesh.v1.IntentsExtension` on the gateway: each call goes to the domain that owns the
 /// intent class, payload bytes untouched, status and message of the domain's answer passed back.
 struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
-  package let router: GatewayRouter
+  let router: GatewayRouter
 
-  package init(router: GatewayRouter) {
+  init(router: GatewayRouter) {
     self.router = router
   }
 
-  package func describe(
+  func describe(
     request: ServerRequest<Intentmesh_V1_DescribeRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_DescribeResponse> {
     throw GatewayError.unsupported(
       "the gateway routes to many domains: ask intentmesh.gateway.v1.Gateway/ListRoutes, or Describe a domain directly")
   }
 
-  package func resolve(
+  func resolve(
     request: ServerRequest<Intentmesh_V1_ResolveRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_ResolveResponse> {
     let call = try router.call(
@@ -28,7 +28,7 @@ struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
     return ServerResponse(message: try await call.resolve(request.message))
   }
 
-  package func confirm(
+  func confirm(
     request: ServerRequest<Intentmesh_V1_ConfirmRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_ConfirmResponse> {
     let call = try router.call(
@@ -36,7 +36,7 @@ struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
     return ServerResponse(message: try await call.confirm(request.message))
   }
 
-  package func handle(
+  func handle(
     request: ServerRequest<Intentmesh_V1_HandleRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_HandleResponse> {
     let call = try router.call(
@@ -44,7 +44,7 @@ struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
     return ServerResponse(message: try await call.handle(request.message))
   }
 
-  package func configureView(
+  func configureView(
     request: ServerRequest<Intentmesh_V1_ConfigureViewRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_ConfigureViewResponse> {
     let call = try router.call(
@@ -54,7 +54,7 @@ struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
   }
 
   /// Vocabulary has no intent: it goes to every domain that uses the type, and the counts add up.
-  package func setUserVocabulary(
+  func setUserVocabulary(
     request: ServerRequest<Intentmesh_V1_SetUserVocabularyRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_SetUserVocabularyResponse> {
     let type = request.message.vocabularyType
@@ -79,7 +79,7 @@ struct GatewayExtensionService: Intentmesh_V1_IntentsExtension.ServiceProtocol {
     return ServerResponse(message: total)
   }
 
-  package func startSendingUpdates(
+  func startSendingUpdates(
     request: ServerRequest<Intentmesh_V1_StartSendingUpdatesRequest>, context: ServerContext
   ) async throws -> StreamingServerResponse<Intentmesh_V1_LiveUpdate> {
     let call = try router.call(

@@ -19,7 +19,7 @@ final class GatewayReflection: Sendable {
     !name.hasPrefix("intentmesh/") || name.hasPrefix("intentmesh/v1/") || name.hasPrefix("intentmesh/gateway/")
   }
 
-  package init(directory: DomainDirectory, services: [String], relayed: @escaping @Sendable () -> [String]) throws {
+  init(directory: DomainDirectory, services: [String], relayed: @escaping @Sendable () -> [String]) throws {
     self.directory = directory
     baseFiles = try ReflectionIndex.embeddedFiles(including: Self.isGatewayFile)
     base = try ReflectionIndex(
@@ -28,7 +28,7 @@ final class GatewayReflection: Sendable {
   }
 
   /// The index to answer from now.
-  package func index() -> ReflectionIndex {
+  func index() -> ReflectionIndex {
     let (changes, domains) = directory.descriptors
     if let index = current.withLock({ $0.changes == changes ? $0.index : nil }) { return index }
     var index = base
@@ -42,7 +42,7 @@ final class GatewayReflection: Sendable {
 
   /// The messages and methods of the same files: what the gateway's Connect JSON reads and writes
   /// by. A domain's own files replace the gateway's copy, as in the index.
-  package func schema() -> ProtoSchema {
+  func schema() -> ProtoSchema {
     let (changes, domains) = directory.descriptors
     if let schema = currentSchema.withLock({ $0?.changes == changes ? $0?.schema : nil }) { return schema }
     var schema = ProtoSchema(files: baseFiles)

@@ -6,15 +6,15 @@ internal import IntentMeshCore
 
 /// `intentmesh.gateway.v1.Gateway`: the conversation, the layout, the routing table.
 struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
-  package let router: GatewayRouter
-  package let layouts: LayoutBuilder
+  let router: GatewayRouter
+  let layouts: LayoutBuilder
 
-  package init(router: GatewayRouter, layouts: LayoutBuilder = LayoutBuilder()) {
+  init(router: GatewayRouter, layouts: LayoutBuilder = LayoutBuilder()) {
     self.router = router
     self.layouts = layouts
   }
 
-  package func interact(
+  func interact(
     request: ServerRequest<Intentmesh_Gateway_V1_InteractRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_Gateway_V1_InteractResponse> {
     _ = try UserIdentity.userID(of: request.message.context)
@@ -23,7 +23,7 @@ struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
     return ServerResponse(message: try await Conversation(call: call, layouts: layouts).turn(request.message))
   }
 
-  package func layout(
+  func layout(
     request: ServerRequest<Intentmesh_Gateway_V1_LayoutRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_Gateway_V1_LayoutResponse> {
     _ = try UserIdentity.userID(of: request.message.context)
@@ -41,7 +41,7 @@ struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
     return ServerResponse(message: response)
   }
 
-  package func listRoutes(
+  func listRoutes(
     request: ServerRequest<Intentmesh_Gateway_V1_ListRoutesRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_Gateway_V1_ListRoutesResponse> {
     let statuses = router.directory.statuses

@@ -11,7 +11,7 @@ struct WebPages: Sendable {
   /// A folder to serve instead of the embedded files.
   let root: String?
 
-  package init(root: String? = nil) {
+  init(root: String? = nil) {
     self.root = root
   }
 

@@ -6,7 +6,7 @@ internal import IntentMeshCore
 enum IntentPayload {
   /// The payload as `T`. An absent payload is an intent with no parameters given; a payload of
   /// another type or with bytes that do not decode is INVALID_ARGUMENT.
-  package static func decode<T: SwiftProtobuf.Message>(
+  static func decode<T: SwiftProtobuf.Message>(
     _ type: T.Type, from payload: Google_Protobuf_Any?, intentClass: String
   ) throws -> T {
     guard let payload, !(payload.typeURL.isEmpty && payload.value.isEmpty) else { return T() }

@@ -36,7 +36,7 @@ extension IntentResponseMessage {
 enum IntentHandlingStatusRule {
   /// ready → ready, inProgress → inProgress, success → success; codes that send the user to the app
   /// (failureRequiringAppLaunch…, continueInApp, handleInApp) → deferredToApplication; other failures → failure.
-  package static func status(forCodeNamed name: String) -> Intentmesh_V1_IntentHandlingStatus {
+  static func status(forCodeNamed name: String) -> Intentmesh_V1_IntentHandlingStatus {
     switch name {
     case "ready": return .ready
     case "inProgress": return .inProgress

@@ -17,11 +17,11 @@ final class SequentialIdentifierGenerator: IdentifierGenerator {
   private let counter = Mutex(0)
   private let prefix: String
 
-  package init(prefix: String = "id") {
+  init(prefix: String = "id") {
     self.prefix = prefix
   }
 
-  package func next() -> String {
+  func next() -> String {
     let value = counter.withLock { count -> Int in
       count += 1
       return count

@@ -9,7 +9,7 @@ enum ConfirmationKey {
   static let name = "confirmation-mac-key"
 
   /// The key in `database`, made now when there is none.
-  package static func loadOrCreate(in database: any SQLDatabase) async throws -> SymmetricKey {
+  static func loadOrCreate(in database: any SQLDatabase) async throws -> SymmetricKey {
     let fresh = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0).base64EncodedString() }
     try await database.raw(
       """

@@ -15,19 +15,19 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
   let store: any IntentStore
   let confirmations: ConfirmationTokens
 
-  package init(scope: RequestScope, store: any IntentStore, confirmations: ConfirmationTokens) {
+  init(scope: RequestScope, store: any IntentStore, confirmations: ConfirmationTokens) {
     self.scope = scope
     self.store = store
     self.confirmations = confirmations
   }
 
-  package func describe(
+  func describe(
     request: Intentmesh_V1_DescribeRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_DescribeResponse {
     .with { $0.manifest = scope.manifest.proto }
   }
 
-  package func resolve(
+  func resolve(
     request: Intentmesh_V1_ResolveRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ResolveResponse {
     try await guarded(
@@ -45,7 +45,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
     }
   }
 
-  package func confirm(
+  func confirm(
     request: Intentmesh_V1_ConfirmRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ConfirmResponse {
     try await guarded("Confirm", intentClass: request.intent.intentClass, outcome: { $0.response.codeName }) {
@@ -76,7 +76,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
       payloadTypeURL: intent.payload.typeURL, payload: intent.payload.value)
   }
 
-  package func handle(
+  func handle(
     request: Intentmesh_V1_HandleRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_HandleResponse {
     try await guarded(
@@ -139,7 +139,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
     }
   }
 
-  package func configureView(
+  func configureView(
     request: Intentmesh_V1_ConfigureViewRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ConfigureViewResponse {
     try await guarded(
@@ -167,7 +167,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
     }
   }
 
-  package func setUserVocabulary(
+  func setUserVocabulary(
     request: Intentmesh_V1_SetUserVocabularyRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_SetUserVocabularyResponse {
     try await guarded("SetUserVocabulary") {
@@ -190,7 +190,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
     }
   }
 
-  package func startSendingUpdates(
+  func startSendingUpdates(
     request: Intentmesh_V1_StartSendingUpdatesRequest,
     response: RPCWriter<Intentmesh_V1_LiveUpdate>,
     context: ServerContext

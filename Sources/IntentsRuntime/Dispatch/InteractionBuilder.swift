@@ -6,7 +6,7 @@ internal import SwiftProtobuf
 /// Builds the envelope SiriKit would: the response with its code, the interaction, and the default
 /// user activity (type = intent class name, carrying the interaction) when the handler gave none.
 enum InteractionBuilder {
-  package static func build(
+  static func build(
     intent: Intentmesh_V1_Intent,
     answer: HandlerAnswer,
     status: Intentmesh_V1_IntentHandlingStatus,

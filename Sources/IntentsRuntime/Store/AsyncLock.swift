@@ -10,10 +10,10 @@ final class AsyncLock: Sendable {
 
   private let state = Mutex(State())
 
-  package init() {}
+  init() {}
 
   /// Runs `body` while holding the lock.
-  package func withLock<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
+  func withLock<T: Sendable>(_ body: () async throws -> T) async rethrows -> T {
     // A free lock is taken without suspending: a suspension would resume the task through the
     // executor, often on another thread.
     if !tryAcquire() { await acquire() }
@@ -27,7 +27,7 @@ final class AsyncLock: Sendable {
   }
 
   /// Lets the next waiter, if any, take the lock.
-  package func unlock() { release() }
+  func unlock() { release() }
 
   private func tryAcquire() -> Bool {
     state.withLock { state in

@@ -4,7 +4,7 @@ package import Logging
 /// Opens the store a location names.
 enum StoreOpener {
   /// Opens `location`; a PostgreSQL store keeps its tables in `defaultSchema` unless the URL names one.
-  package static func open(_ location: StoreLocation, defaultSchema: String, logger: Logger) async throws
+  static func open(_ location: StoreLocation, defaultSchema: String, logger: Logger) async throws
     -> any IntentStore
   {
     switch location {
@@ -16,7 +16,7 @@ enum StoreOpener {
 
   /// The schema a domain's tables live in by default: its service name without "-service",
   /// e.g. "payments" for payments-service.
-  package static func defaultSchema(forService serviceName: String) -> String {
+  static func defaultSchema(forService serviceName: String) -> String {
     var name = serviceName.lowercased()
     if name.hasSuffix("-service") { name.removeLast("-service".count) }
     let cleaned = String(name.map { $0.isLetter || $0.isNumber ? $0 : "_" })

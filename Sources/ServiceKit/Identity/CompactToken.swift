@@ -15,7 +15,7 @@ struct CompactToken: Sendable {
   let algorithm: SigningAlgorithm
   let keyID: String?
 
-  package init(_ token: Substring) throws(TokenRejection) {
+  init(_ token: Substring) throws(TokenRejection) {
     let parts = token.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
       throw .malformed("a JWT has three base64url parts separated by dots")

@@ -11,7 +11,7 @@ enum SigningAlgorithm: String, Sendable, CaseIterable {
   case edDSA = "EdDSA"
 
   /// The algorithm a JOSE header names; `TokenRejection.algorithmRefused` for anything else.
-  package init(header alg: String) throws(TokenRejection) {
+  init(header alg: String) throws(TokenRejection) {
     guard let known = SigningAlgorithm(rawValue: alg) else {
       throw .algorithmRefused(alg.isEmpty ? "(empty)" : TokenRejection.shown(alg))
     }

@@ -168,9 +168,9 @@ final class SQLiteHandle: @unchecked Sendable {
 
 /// A statement SQLite refused or failed, with SQLite's (extended) result code and message.
 struct SQLiteStatementError: Error, CustomStringConvertible {
-  package let code: Int32
-  package let message: String
+  let code: Int32
+  let message: String
   /// Another connection (another process on the same file) holds the lock the statement needed.
   var isBusy: Bool { code & 0xff == SQLITE_BUSY }
-  package var description: String { "SQLite error \(code): \(message)" }
+  var description: String { "SQLite error \(code): \(message)" }
 }

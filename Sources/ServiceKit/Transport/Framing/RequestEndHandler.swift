@@ -17,10 +17,10 @@ package import NIOHTTP2
 /// the END_STREAM back from the gRPC handler and drops what that handler writes afterwards; the stream
 /// then closes, which cancels the call.
 final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
-  package typealias InboundIn = HTTP2Frame.FramePayload
-  package typealias InboundOut = HTTP2Frame.FramePayload
-  package typealias OutboundIn = HTTP2Frame.FramePayload
-  package typealias OutboundOut = HTTP2Frame.FramePayload
+  typealias InboundIn = HTTP2Frame.FramePayload
+  typealias InboundOut = HTTP2Frame.FramePayload
+  typealias OutboundIn = HTTP2Frame.FramePayload
+  typealias OutboundOut = HTTP2Frame.FramePayload
 
   /// The response as this handler has seen it written.
   private enum Response {
@@ -37,9 +37,9 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   /// Whether the request's HEADERS went on to the gRPC handler.
   private var requestStarted = false
 
-  package init() {}
+  init() {}
 
-  package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     if case .answeredIncomplete = response { return }
     switch unwrapInboundIn(data) {
     case .headers(var headers) where headers.endStream:
@@ -66,7 +66,7 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
     }
   }
 
-  package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+  func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
     let payload = unwrapOutboundIn(data)
     if case .answeredIncomplete = response {
       promise?.fail(ChannelError.ioOnClosedChannel)

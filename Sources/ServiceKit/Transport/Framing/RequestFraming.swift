@@ -6,7 +6,7 @@ package import NIOCore
 ///
 /// It only counts: the bytes of a message are skipped, never copied.
 struct RequestFraming: Sendable, Equatable {
-  package enum Position: Sendable, Equatable {
+  enum Position: Sendable, Equatable {
     /// At a message boundary (or before the first message).
     case betweenMessages
     /// Inside a prefix (1 flag byte, 4 length bytes): the prefix bytes received so far (1–4).
@@ -18,9 +18,9 @@ struct RequestFraming: Sendable, Equatable {
   /// The size of a gRPC message's prefix: the compressed flag and a big-endian 32-bit length.
   static let prefixBytes = 5
 
-  package private(set) var position: Position = .betweenMessages
+  private(set) var position: Position = .betweenMessages
 
-  package init() {}
+  init() {}
 
   /// Takes the next bytes of the request's body.
   mutating func consume(_ buffer: ByteBuffer) {
