@@ -174,7 +174,7 @@ let package = Package(
 
     // The handler API a domain is written against: intents, handlers, resolution results, parameter
     // values, views, manifests, the intent registry and the store protocol. No transport, no store
-    // implementation, no command line: a domain library links this, ServiceKit's values and SQLKit.
+    // implementation, no command line: a domain library links this, IntentMeshCore and SQLKit.
     .target(
       name: "IntentsKit",
       dependencies: [

@@ -56,6 +56,10 @@ BUILD_OUTPUTS = {".o", ".d", ".dia", ".priors"}  # what the compiler writes per 
 UNIVERSAL_MEMBERS = {"init", "deinit", "self", "Type", "Protocol", "subscript"}
 
 
+# A declaration with the `package` modifier (attributes and other modifiers may come first).
+PACKAGE_DECLARATION_RE = re.compile(r"^[ \t]*(?:@[\w.]+(?:\([^)\n]*\))?[ \t]+)*(?:\w+[ \t]+)*?package[ \t]+(?!import\b)", re.M)
+
+
 def strip_code(src: str) -> str:
     """Blank comments and string literal contents (keeping newlines and interpolated code)."""
     out: list[str] = []
@@ -234,6 +238,28 @@ def main() -> int:
         for line, m in imports:
             if m in specific and not tokens & specific[m] and not dotted & members[m]:
                 findings.setdefault(f, []).append((line, m))
+    # A `package import` is needed only where a package declaration shows the module's types; in a
+    # file with none it says more than the file does: `internal import` (what --fix writes).
+    widened: dict[Path, list[tuple[int, str]]] = {}
+    for f in files:
+        try:
+            source = f.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if PACKAGE_DECLARATION_RE.search(source):
+            continue
+        for number, line in enumerate(source.split("\n"), 1):
+            if m := re.match(r"package import (\w+)\s*$", line):
+                widened.setdefault(f, []).append((number, m.group(1)))
+    for f, found in widened.items():
+        rel = f.resolve().relative_to(ROOT) if f.resolve().is_relative_to(ROOT) else f
+        for line, m in found:
+            print(f"{rel}:{line}: package import of {m} in a file with no package declaration")
+        if args.fix:
+            lines = f.read_text(encoding="utf-8").split("\n")
+            for line, _ in found:
+                lines[line - 1] = lines[line - 1].replace("package import", "internal import", 1)
+            f.write_text("\n".join(lines), encoding="utf-8")
     for f, found in findings.items():
         rel = f.resolve().relative_to(ROOT) if f.resolve().is_relative_to(ROOT) else f
         for line, m in found:
@@ -242,8 +268,10 @@ def main() -> int:
             lines = f.read_text(encoding="utf-8").split("\n")
             for line, _ in sorted(found, reverse=True):
                 del lines[line - 1]
+            if lines and not lines[0].strip():  # the file's first import went: no blank first line
+                del lines[0]
             f.write_text("\n".join(lines), encoding="utf-8")
-    return 1 if findings else 0
+    return 1 if findings or widened else 0
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ import ServiceKit
 let options = GatewayOptions.parseOrExit()
 do {
   if options.healthCheck {
-    // A probe needs only the port and TLS, not the domains.
+    // A probe reads the server flags as the gateway does (bad ones fail it as they would fail the
+    // gateway), not the domains.
     let server = try options.server.settings(
       defaultPort: GatewayOptions.defaultPort, environment: ProcessInfo.processInfo.environment)
     exit(await HealthProbe.exitStatus(port: server.port, tls: server.tls))

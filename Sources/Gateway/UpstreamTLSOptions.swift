@@ -1,5 +1,5 @@
-package import ArgumentParser
-package import ServiceKit
+internal import ArgumentParser
+internal import ServiceKit
 
 /// The flags of the gateway's TLS towards its domains. A flag wins over its environment variable;
 /// none: h2c to the domains.

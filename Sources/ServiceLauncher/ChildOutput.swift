@@ -1,4 +1,4 @@
-package import Foundation
+internal import Foundation
 internal import Synchronization
 
 /// What a child process prints on standard output and error, read from one pipe on a thread of its

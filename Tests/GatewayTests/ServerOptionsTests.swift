@@ -54,6 +54,20 @@ struct ServerOptionsTests {
     }
   }
 
+  @Test("the gateway's intervals are numbers of seconds in range, from the flag or the variable")
+  func gatewayIntervals() throws {
+    for (arguments, environment) in [
+      (["--refresh-seconds", "0"], [:]), ([], ["INTENTMESH_REFRESH_SECONDS": "soon"]),
+      (["--resolve-seconds", "0.01"], [:]), ([], ["INTENTMESH_RESOLVE_SECONDS": "90000"]),
+    ] as [([String], [String: String])] {
+      #expect(throws: ValidationError.self) { _ = try Self.gateway(arguments, environment) }
+    }
+    let configuration = try GatewayOptions.parse(["--domain", "127.0.0.1:50061"] + Self.jwks)
+      .configuration(environment: ["INTENTMESH_REFRESH_SECONDS": "2.5", "INTENTMESH_RESOLVE_SECONDS": "7"])
+    #expect(configuration.refreshInterval == .milliseconds(2500))
+    #expect(configuration.resolveInterval == .seconds(7))
+  }
+
   @Test("a list is the flags, else the variable's comma-separated values")
   func lists() {
     let lookup = OptionLookup(["INTENTMESH_DOMAINS": " a:1, ,b:2 ", "EMPTY": ""])

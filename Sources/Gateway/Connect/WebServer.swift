@@ -5,7 +5,7 @@
 #endif
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-package import Logging
+internal import Logging
 internal import NIOCore
 internal import NIOHTTP1
 internal import NIOHTTP2

@@ -1,5 +1,5 @@
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// What the host asks the user: the domain's words when it gives some, sensible defaults otherwise.
 enum Prompts {

@@ -1,7 +1,7 @@
 internal import SwiftProtobuf
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
-package import IntentMeshProtos
+internal import IntentMeshProtos
 package import ServiceKit
 
 /// A gateway's client of one domain replica: one HTTP/2 connection that reconnects with backoff,

@@ -1,4 +1,4 @@
-package import Logging
+internal import Logging
 internal import Synchronization
 
 /// Keeps the directory's replicas equal to what the domain list stands for now: it resolves every

@@ -1,6 +1,6 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import GRPCCore
+internal import GRPCCore
 internal import ServiceKit
 
 /// Which request metadata travels from the client to the domain: everything the application set

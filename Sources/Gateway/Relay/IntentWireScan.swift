@@ -1,4 +1,4 @@
-package import NIOCore
+internal import NIOCore
 
 /// Reads what routing needs — the intent class, the app name, the locked-device flag — straight
 /// from a pass-through request's protobuf bytes, without decoding the message. Every pass-through

@@ -1,5 +1,5 @@
 internal import GRPCCore
-package import ServiceKit
+internal import ServiceKit
 
 /// Relayed calls in the gateway's metrics, under the same names as the calls its gRPC server
 /// answers itself: started, handled by status code (read from the upstream's trailers), timed.

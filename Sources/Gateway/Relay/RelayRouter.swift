@@ -1,5 +1,5 @@
 internal import NIOHPACK
-package import NIOSSL
+internal import NIOSSL
 internal import ServiceKit
 
 /// What the relay decides per call, from the request itself: which upstream gets the stream, and

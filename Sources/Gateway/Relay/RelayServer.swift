@@ -1,10 +1,10 @@
-package import Logging
+internal import Logging
 internal import Synchronization
-package import NIOCore
+internal import NIOCore
 internal import NIOExtras
 internal import NIOHTTP1
 internal import NIOPosix
-package import NIOSSL
+internal import NIOSSL
 internal import Prometheus
 internal import ServiceKit
 internal import ServiceLifecycle

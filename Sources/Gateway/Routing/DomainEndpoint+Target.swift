@@ -45,7 +45,7 @@ package struct ResolvedAddressTarget: ResolvableTarget, Sendable {
 
   /// Makes its constant resolver.
   struct Factory: NameResolverFactory, Sendable {
-    package func resolver(for target: ResolvedAddressTarget) -> NameResolver {
+    func resolver(for target: ResolvedAddressTarget) -> NameResolver {
       let result = NameResolutionResult(endpoints: [Endpoint(addresses: [target.address])], serviceConfig: nil)
       return NameResolver(
         names: RPCAsyncSequence(wrapping: Always(element: result)), updateMode: .pull, authority: target.authority)

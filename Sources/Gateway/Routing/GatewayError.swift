@@ -1,6 +1,6 @@
 internal import IntentMeshProtos
 internal import SwiftProtobuf
-package import GRPCCore
+internal import GRPCCore
 internal import ServiceKit
 internal import IntentMeshCore
 

@@ -1,6 +1,6 @@
 internal import SwiftProtobuf
-package import GRPCCore
-package import IntentMeshProtos
+internal import GRPCCore
+internal import IntentMeshProtos
 internal import ServiceKit
 internal import IntentMeshCore
 

@@ -1,5 +1,5 @@
 internal import SwiftProtobuf
-package import ServiceKit
+internal import ServiceKit
 internal import Synchronization
 
 /// The gateway's server reflection: its own contract (the envelope, its API, health, reflection,

@@ -23,9 +23,11 @@ package enum ServingLine {
     }
   }
 
-  /// The address of the first serving line in `output`; nil while there is none (or it has no port).
+  /// The address of the first whole serving line in `output` (one its newline ended: a line still
+  /// being written may hold half a port); nil while there is none (or it has no port).
   package static func address(in output: String) -> Address? {
-    guard let line = output.split(separator: "\n").first(where: { $0.contains(marker) }),
+    guard let end = output.lastIndex(of: "\n"),
+      let line = output[..<end].split(separator: "\n").first(where: { $0.contains(marker) }),
       let range = line.firstRange(of: marker)
     else { return nil }
     let text = line[range.upperBound...].trimmingWhitespace()

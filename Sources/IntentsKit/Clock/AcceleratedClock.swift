@@ -33,7 +33,7 @@ package struct AcceleratedClock: DomainClock {
   }
 
   struct InvalidEpoch: Error, CustomStringConvertible {
-    package let description: String
+    let description: String
   }
 
   package func now() -> Date {

@@ -1,4 +1,4 @@
-package import SwiftProtobuf
+internal import SwiftProtobuf
 
 extension Google_Protobuf_Any {
   /// `message` packed as its encoded bytes. `Google_Protobuf_Any(message:)` keeps the message and

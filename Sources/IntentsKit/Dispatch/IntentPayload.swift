@@ -1,5 +1,5 @@
 internal import IntentMeshProtos
-package import SwiftProtobuf
+internal import SwiftProtobuf
 internal import IntentMeshCore
 
 /// Unpacks an intent's `google.protobuf.Any` payload into its generated message.

@@ -15,7 +15,7 @@ package struct ExtensionInfoPlist: Decodable, Sendable, Equatable {
   }
 
   struct Extension: Decodable, Sendable, Equatable {
-    package var attributes: Attributes
+    var attributes: Attributes
     var pointIdentifier: String?
 
     enum CodingKeys: String, CodingKey {

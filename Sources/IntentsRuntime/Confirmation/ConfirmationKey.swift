@@ -1,7 +1,7 @@
 internal import IntentsKit
 internal import Foundation
-package import Crypto
-package import SQLKit
+internal import Crypto
+internal import SQLKit
 
 /// The confirmation MAC key of a domain, kept in its store: made once, the first time a replica
 /// starts, and read by every replica that shares the store, so a token from one is good at another.

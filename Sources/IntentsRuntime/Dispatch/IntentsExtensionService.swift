@@ -1,7 +1,7 @@
-package import IntentsKit
+internal import IntentsKit
 internal import Foundation
-package import GRPCCore
-package import IntentMeshProtos
+internal import GRPCCore
+internal import IntentMeshProtos
 internal import Logging
 internal import SQLKit
 internal import SwiftProtobuf

@@ -1,6 +1,6 @@
-package import IntentsKit
-package import Foundation
-package import IntentMeshProtos
+internal import IntentsKit
+internal import Foundation
+internal import IntentMeshProtos
 internal import SwiftProtobuf
 
 /// Builds the envelope SiriKit would: the response with its code, the interaction, and the default

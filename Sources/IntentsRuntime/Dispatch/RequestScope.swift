@@ -1,7 +1,7 @@
 package import IntentsKit
 internal import SwiftProtobuf
 package import Foundation
-package import IntentMeshProtos
+internal import IntentMeshProtos
 package import Logging
 internal import ServiceKit
 internal import IntentMeshCore

@@ -1,5 +1,5 @@
-package import IntentsKit
-package import Logging
+internal import IntentsKit
+internal import Logging
 
 /// Opens the store a location names.
 enum StoreOpener {

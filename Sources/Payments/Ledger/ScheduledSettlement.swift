@@ -13,7 +13,8 @@ enum ScheduledSettlement {
   static func settleDue(
     store: any IntentStore, now: Date, identifiers: any IdentifierGenerator
   ) async throws -> Int {
-    let nowMilliseconds = now.epochMilliseconds
+    // Rounded down: a payment is never found due before its time.
+    let nowMilliseconds = now.epochMilliseconds(.down)
     var settled = 0
     while true {
       let batch = try await store.read { try await ScheduledPaymentRepository.due(at: nowMilliseconds, in: $0) }

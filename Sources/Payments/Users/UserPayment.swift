@@ -62,10 +62,10 @@ struct UserPayment: Sendable {
       counterpartyUserID: payee.userID, counterpartyName: payeeName, counterpartyHandle: payee.handle,
       accountID: source.id, amount: amount, fee: .zero(amount.currency), note: note, status: .completed,
       movementID: movementID, linkedRecordID: receivedID, createdAt: milliseconds)
-    let payerInPayeeBook = try await PayeeRepository.payee(withHandle: payer.handle, of: payee.userID, in: database)
+    let payerAsPayee = try await PayeeRepository.payee(withHandle: payer.handle, of: payee.userID, in: database)
     let received = StoredPaymentRecord(
-      id: receivedID, userID: payee.userID, direction: .receive, counterpartyID: payerInPayeeBook?.id ?? "",
-      counterpartyUserID: payer.userID, counterpartyName: payerInPayeeBook?.displayName ?? payer.displayName,
+      id: receivedID, userID: payee.userID, direction: .receive, counterpartyID: payerAsPayee?.id ?? "",
+      counterpartyUserID: payer.userID, counterpartyName: payerAsPayee?.displayName ?? payer.displayName,
       counterpartyHandle: payer.handle, accountID: destination.id, amount: amount, fee: .zero(amount.currency),
       note: note, status: .completed, movementID: movementID, linkedRecordID: sentID, createdAt: milliseconds)
     try await PaymentRecordRepository.insert(sent, in: database)

@@ -27,7 +27,10 @@ package struct OptionLookup: Sendable {
     let text: String
     if let flag { text = String(flag) } else if let variable = string(nil, key) { text = variable } else { return nil }
     guard let number = Int(text), range.contains(number) else {
-      throw ValidationError("\(what) \(text) is not a whole number from \(range.lowerBound) to \(range.upperBound)")
+      let wanted =
+        range.upperBound == Int.max
+        ? "at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+      throw ValidationError("\(what) \(text) is not a whole number \(wanted)")
     }
     return number
   }

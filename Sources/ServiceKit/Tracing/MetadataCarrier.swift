@@ -1,5 +1,5 @@
-package import GRPCCore
-package import Instrumentation
+internal import GRPCCore
+internal import Instrumentation
 
 /// Reads W3C trace context (`traceparent`, `tracestate`) out of a call's gRPC metadata.
 struct MetadataExtractor: Extractor {

@@ -1,6 +1,6 @@
 package import GRPCCore
 package import GRPCNIOTransportHTTP2
-package import NIOCore
+internal import NIOCore
 
 /// The HTTP/2 transport every IntentMesh server listens with: plaintext (or TLS) on the given address, a
 /// request size cap, and gzip / deflate accepted. The configured message limit is enforced by

@@ -1,6 +1,6 @@
-package import NIOCore
-package import NIOHPACK
-package import NIOHTTP2
+internal import NIOCore
+internal import NIOHPACK
+internal import NIOHTTP2
 
 /// Makes every way an HTTP/2 request can end reach the transport's gRPC handler as one it answers:
 /// - a request whose last gRPC message END_STREAM cuts short is answered INTERNAL with a message

@@ -1,4 +1,4 @@
-package import NIOCore
+internal import NIOCore
 
 /// Where a request's gRPC framing stands after the bytes received so far: between messages, inside a
 /// message's 5-byte prefix, or inside a message's body. A pure value, fed DATA frame by frame and
