@@ -22,7 +22,7 @@ package final class DomainDirectory: Sendable {
     var descriptorsAskedFor: Intentmesh_V1_ExtensionManifest?
   }
 
-  private struct State {
+  struct State {
     /// The replicas in the domain list, in its order.
     var connections: [DomainConnection]
     /// Replicas that left the list, until the calls in flight on them have finished.
@@ -32,14 +32,14 @@ package final class DomainDirectory: Sendable {
     var descriptorChanges = 0
   }
 
-  private let refreshInterval: Duration
+  let refreshInterval: Duration
   private let tls: ClientTLS?
-  private let logger: Logger
-  private let state: Mutex<State>
-  private let firstRound = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+  let logger: Logger
+  let state: Mutex<State>
+  let firstRound = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
   /// Connections to start serving (every one, from the first).
   private let additions = AsyncStream.makeStream(of: DomainConnection.self)
-  private let connectionLost = Mutex<(@Sendable (DomainEndpoint) -> Void)?>(nil)
+  let connectionLost = Mutex<(@Sendable (DomainEndpoint) -> Void)?>(nil)
 
   package init(endpoints: [DomainEndpoint], refreshInterval: Duration, tls: ClientTLS? = nil, logger: Logger) throws {
     let connections = try Self.unique(endpoints).map { try DomainConnection(endpoint: $0, tls: tls) }
@@ -234,7 +234,7 @@ package final class DomainDirectory: Sendable {
   }
 
   /// Changes the status of a replica still in the list (one that left is not brought back).
-  private func update(_ endpoint: DomainEndpoint, _ change: (inout DomainStatus) -> Void) {
+  func update(_ endpoint: DomainEndpoint, _ change: (inout DomainStatus) -> Void) {
     state.withLock { state in
       guard state.statuses[endpoint] != nil else { return }
       change(&state.statuses[endpoint]!)
@@ -247,74 +247,5 @@ package final class DomainDirectory: Sendable {
       manifests: state.connections.compactMap { connection in
         state.statuses[connection.endpoint]?.manifest.map { (connection.endpoint, $0) }
       })
-  }
-
-  static func healthName(_ status: Grpc_Health_V1_HealthCheckResponse.ServingStatus) -> String {
-    switch status {
-    case .serving: "SERVING"
-    case .notServing: "NOT_SERVING"
-    case .serviceUnknown: "SERVICE_UNKNOWN"
-    default: "UNKNOWN"
-    }
-  }
-
-  private func refreshPeriodically() async {
-    while !Task.isCancelled {
-      try? await Task.sleep(for: refreshInterval)
-      await refreshAll()
-    }
-  }
-
-  /// Returns once every domain has been described (or failed to answer) at least once.
-  func firstRoundCompleted() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let done = firstRound.withLock { state -> Bool in
-        if !state.done { state.waiters.append(continuation) }
-        return state.done
-      }
-      if done { continuation.resume() }
-    }
-  }
-
-  private func finishFirstRound() {
-    let waiters = firstRound.withLock { state -> [CheckedContinuation<Void, Never>] in
-      state.done = true
-      defer { state.waiters = [] }
-      return state.waiters
-    }
-    for waiter in waiters { waiter.resume() }
-  }
-
-  /// Follows the domain's grpc.health.v1 Watch; every change of status triggers a Describe.
-  private func watchHealth(of connection: DomainConnection) async {
-    while !Task.isCancelled {
-      do {
-        var options = CallOptions.defaults
-        options.waitForReady = true
-        try await connection.healthClient.watch(.init(), options: options) { response in
-          for try await message in response.messages {
-            let health = Self.healthName(message.status)
-            let changed = self.state.withLock { state -> Bool in
-              guard let old = state.statuses[connection.endpoint]?.health else { return false }
-              state.statuses[connection.endpoint]?.health = health
-              // A domain that comes back may serve other files: ask again.
-              if old != health { state.statuses[connection.endpoint]?.descriptorsAskedFor = nil }
-              return old != health
-            }
-            if changed {
-              self.logger.info(
-                "domain health", metadata: ["endpoint": "\(connection.endpoint)", "health": "\(health)"])
-              await self.refresh(connection)
-            }
-          }
-        }
-      } catch {
-        if Task.isCancelled { return }
-      }
-      update(connection.endpoint) { $0.health = "UNKNOWN" }
-      // The replica may have moved (a rescheduled pod): discovery looks its name up again.
-      connectionLost.withLock { $0 }?(connection.endpoint)
-      try? await Task.sleep(for: .milliseconds(250))
-    }
   }
 }
