@@ -118,10 +118,14 @@ def strip_code(src: str) -> str:
     return "".join(out)
 
 
+TEXTS: dict[Path, str] = {}  # each file's text, read once (by parse)
+
+
 def parse(path: Path) -> tuple[list[tuple[int, str]], set[str], set[str]]:
     """Top-level imports (line, module) outside #if blocks; the code's tokens; its `.member` names."""
     try:
-        lines = strip_code(path.read_text(encoding="utf-8")).split("\n")
+        TEXTS[path] = path.read_text(encoding="utf-8")
+        lines = strip_code(TEXTS[path]).split("\n")
     except (OSError, ValueError) as error:  # gone, or a regex literal: skip the file rather than guess
         print(f"warning: {path}: {error}, not checked", file=sys.stderr)
         return [], set(), set()
@@ -242,11 +246,8 @@ def main() -> int:
     # file with none it says more than the file does: `internal import` (what --fix writes).
     widened: dict[Path, list[tuple[int, str]]] = {}
     for f in files:
-        try:
-            source = f.read_text(encoding="utf-8")
-        except OSError:
-            continue
-        if PACKAGE_DECLARATION_RE.search(source):
+        source = TEXTS.get(f)
+        if source is None or PACKAGE_DECLARATION_RE.search(source):
             continue
         for number, line in enumerate(source.split("\n"), 1):
             if m := re.match(r"package import (\w+)\s*$", line):

@@ -24,26 +24,26 @@ package struct OptionLookup: Sendable {
 
   /// A whole number in `range`, from the flag or the variable; nil when neither is given.
   package func integer(_ flag: Int?, _ key: String, _ what: String, in range: ClosedRange<Int>) throws -> Int? {
-    let text: String
-    if let flag { text = String(flag) } else if let variable = string(nil, key) { text = variable } else { return nil }
-    guard let number = Int(text), range.contains(number) else {
-      let wanted =
-        range.upperBound == Int.max
-        ? "at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
-      throw ValidationError("\(what) \(text) is not a whole number \(wanted)")
-    }
-    return number
+    let wanted =
+      range.upperBound == Int.max ? "at least \(range.lowerBound)" : "from \(range.lowerBound) to \(range.upperBound)"
+    return try number(flag, key, in: range) { "\(what) \($0) is not a whole number \(wanted)" }
   }
 
   /// A number of seconds in `range`, from the flag or the variable; nil when neither is given.
   package func seconds(_ flag: Double?, _ key: String, _ what: String, in range: ClosedRange<Double>) throws -> Double?
   {
-    let text: String
-    if let flag { text = "\(flag)" } else if let variable = string(nil, key) { text = variable } else { return nil }
-    guard let number = Double(text), range.contains(number) else {
-      throw ValidationError(
-        "\(what) \(text) is not a number of seconds from \(range.lowerBound) to \(range.upperBound)")
+    try number(flag, key, in: range) {
+      "\(what) \($0) is not a number of seconds from \(range.lowerBound) to \(range.upperBound)"
     }
+  }
+
+  /// The flag, else the variable read as a `Number`; refused with `refusal(text)` when it does not
+  /// read or lies outside `range`.
+  private func number<Number: LosslessStringConvertible & Comparable>(
+    _ flag: Number?, _ key: String, in range: ClosedRange<Number>, refusal: (String) -> String
+  ) throws -> Number? {
+    guard let text = flag.map(String.init(describing:)) ?? string(nil, key) else { return nil }
+    guard let number = Number(text), range.contains(number) else { throw ValidationError(refusal(text)) }
     return number
   }
 }
