@@ -73,21 +73,21 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
       }
       try validate(results, elements: given.count, keyPath: keyPath, intentClass: Handler.intentClass)
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
-        guard results.count == given.count, !results.contains(where: \.isParameterLevel) else { return }
+        guard results.count == given.count, !results.contains(where: { $0.isParameterLevel }) else { return }
         var values = intent[keyPath: field]
         for (index, result) in results.enumerated() {
           if let value = result.settledOrGuessedValue { values[index] = value }
         }
         intent[keyPath: field] = values
       }
-      return (try results.map { try $0.proto() }, results.allSatisfy(\.isSettled), apply)
+      return (try results.map { try $0.proto() }, results.allSatisfy({ $0.isSettled }), apply)
     }
   }
 
   /// SiriKit's rule for array results: one per element, or a single parameter-level result.
   static func validate<V>(_ results: [ResolutionResult<V>], elements: Int, keyPath: String, intentClass: String) throws
   {
-    if results.contains(where: \.isParameterLevel) {
+    if results.contains(where: { $0.isParameterLevel }) {
       guard results.count == 1 else {
         throw IntentMeshError.handlerContract(
           "\(intentClass).\(keyPath): needs_value and not_required must be the only result of an array parameter"

@@ -16,14 +16,18 @@ struct Notebook: Sendable {
   /// notebookItemGroupName vocabulary.
   let groupNames: [UserVocabulary.Entry]
 
+  /// The user's notes, lists, tasks, folders and notebook vocabulary — or, while the store is
+  /// unchanged since an earlier request read them, that request's notebook.
   static func load(userID: String, in database: any SQLDatabase) async throws -> Notebook {
-    Notebook(
-      notes: try await NoteRepository.notes(of: userID, in: database),
-      lists: try await TaskListRepository.lists(of: userID, in: database),
-      tasks: try await TaskRepository.tasks(of: userID, in: database),
-      folders: try await TaskListRepository.folders(of: userID, in: database),
-      titles: try await UserVocabulary.entries(userID: userID, type: .notebookItemTitle, in: database),
-      groupNames: try await UserVocabulary.entries(userID: userID, type: .notebookItemGroupName, in: database))
+    try await database.cachedRead("notes.notebook", userID: userID) {
+      Notebook(
+        notes: try await NoteRepository.notes(of: userID, in: database),
+        lists: try await TaskListRepository.lists(of: userID, in: database),
+        tasks: try await TaskRepository.tasks(of: userID, in: database),
+        folders: try await TaskListRepository.folders(of: userID, in: database),
+        titles: try await UserVocabulary.entries(userID: userID, type: .notebookItemTitle, in: database),
+        groupNames: try await UserVocabulary.entries(userID: userID, type: .notebookItemGroupName, in: database))
+    }
   }
 
   /// Whether `spoken` names an item titled `title` with identifier `id`: by the title itself or by a

@@ -12,17 +12,32 @@ internal import IntentMeshCore
 struct PersonResolver: Sendable {
   let contacts: [StoredContact]
   let vocabulary: [UserVocabulary.Entry]
+  /// Each contact's names (display, given, nick, handle, given + family), folded once when the
+  /// resolver is made, in the order of `contacts`.
+  private let contactNames: [[String]]
+  /// Each vocabulary phrase, folded, in the order of `vocabulary`.
+  private let vocabularyPhrases: [String]
 
   init(contacts: [StoredContact], vocabulary: [UserVocabulary.Entry]) {
     self.contacts = contacts
     self.vocabulary = vocabulary
+    contactNames = contacts.map { contact in
+      [
+        contact.displayName, contact.givenName, contact.nickname, contact.handle,
+        "\(contact.givenName) \(contact.familyName)",
+      ].map(NameMatching.normalized)
+    }
+    vocabularyPhrases = vocabulary.map { NameMatching.normalized($0.phrase) }
   }
 
-  /// The user's contacts and contact-name vocabulary, read from `database`.
+  /// The user's contacts and contact-name vocabulary, read from `database` — or, while the store
+  /// is unchanged since an earlier request read them, that request's resolver.
   static func load(userID: String, from database: any SQLDatabase) async throws -> PersonResolver {
-    PersonResolver(
-      contacts: try await ContactRepository.contacts(of: userID, in: database),
-      vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
+    try await database.cachedRead("messaging.person-resolver", userID: userID) {
+      PersonResolver(
+        contacts: try await ContactRepository.contacts(of: userID, in: database),
+        vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
+    }
   }
 
   /// The name a person is asked for by.
@@ -35,20 +50,17 @@ struct PersonResolver: Sendable {
     let name = Self.spokenName(of: person)
     guard !name.isEmpty else { return [] }
     let wanted = NameMatching.normalized(name)
+    guard !wanted.isEmpty else { return [] }
     var found: [StoredContact] = []
     func add(_ contact: StoredContact) {
       if !found.contains(where: { $0.id == contact.id }) { found.append(contact) }
     }
-    for entry in vocabulary
-    where NameMatching.matches(normalized: wanted, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
+    for (entry, phrase) in zip(vocabulary, vocabularyPhrases)
+    where phrase == wanted && !entry.vocabularyIdentifier.isEmpty {
       contacts.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
     }
-    for contact in contacts {
-      let names = [
-        contact.displayName, contact.givenName, contact.nickname, contact.handle,
-        "\(contact.givenName) \(contact.familyName)",
-      ]
-      if names.contains(where: { NameMatching.matches(normalized: wanted, $0) }) { add(contact) }
+    for (contact, names) in zip(contacts, contactNames) where names.contains(wanted) {
+      add(contact)
     }
     return found
   }

@@ -27,21 +27,25 @@ struct AccountResolver: Sendable {
   }
 
   /// The user's accounts and account vocabulary; `profile`, when the caller has read it already,
-  /// spares reading it again for the home currency.
+  /// spares reading it again for the home currency. While the store is unchanged since an earlier
+  /// request read them, that request's resolver.
   static func load(userID: String, profile: StoredPaymentProfile? = nil, from database: any SQLDatabase)
     async throws -> AccountResolver
   {
-    let homeCurrency: String
-    if let profile {
-      homeCurrency = profile.homeCurrency
-    } else {
-      homeCurrency = try await StoredPaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD"
+    try await database.cachedRead("payments.account-resolver", userID: userID) {
+      let homeCurrency: String
+      if let profile {
+        homeCurrency = profile.homeCurrency
+      } else {
+        homeCurrency = try await StoredPaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD"
+      }
+      return AccountResolver(
+        accounts: try await AccountRepository.accounts(of: userID, in: database),
+        nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
+        organizations: try await UserVocabulary.entries(
+          userID: userID, type: .paymentsOrganizationName, in: database),
+        defaultCurrency: homeCurrency)
     }
-    return AccountResolver(
-      accounts: try await AccountRepository.accounts(of: userID, in: database),
-      nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
-      organizations: try await UserVocabulary.entries(userID: userID, type: .paymentsOrganizationName, in: database),
-      defaultCurrency: homeCurrency)
   }
 
   /// True when `account` names nothing at all.

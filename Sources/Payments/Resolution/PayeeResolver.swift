@@ -11,16 +11,30 @@ internal import IntentMeshCore
 struct PayeeResolver: Sendable {
   let payees: [StoredPayee]
   let vocabulary: [UserVocabulary.Entry]
+  /// Each payee's names (display, given, handle, given + family), folded once when the resolver is
+  /// made, in the order of `payees`.
+  private let payeeNames: [[String]]
+  /// Each vocabulary phrase, folded, in the order of `vocabulary`.
+  private let vocabularyPhrases: [String]
 
   init(payees: [StoredPayee], vocabulary: [UserVocabulary.Entry]) {
     self.payees = payees
     self.vocabulary = vocabulary
+    payeeNames = payees.map { payee in
+      [payee.displayName, payee.givenName, payee.handle, "\(payee.givenName) \(payee.familyName)"].map(
+        NameMatching.normalized)
+    }
+    vocabularyPhrases = vocabulary.map { NameMatching.normalized($0.phrase) }
   }
 
+  /// The user's payees and contact-name vocabulary — or, while the store is unchanged since an
+  /// earlier request read them, that request's resolver.
   static func load(userID: String, from database: any SQLDatabase) async throws -> PayeeResolver {
-    PayeeResolver(
-      payees: try await PayeeRepository.payees(of: userID, in: database),
-      vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
+    try await database.cachedRead("payments.payee-resolver", userID: userID) {
+      PayeeResolver(
+        payees: try await PayeeRepository.payees(of: userID, in: database),
+        vocabulary: try await UserVocabulary.entries(userID: userID, type: .contactName, in: database))
+    }
   }
 
   /// The name a person is asked for by.
@@ -33,18 +47,16 @@ struct PayeeResolver: Sendable {
     let name = Self.spokenName(of: person)
     guard !name.isEmpty else { return [] }
     let wanted = NameMatching.normalized(name)
+    guard !wanted.isEmpty else { return [] }
     var found: [StoredPayee] = []
     func add(_ payee: StoredPayee) {
       if !found.contains(where: { $0.id == payee.id }) { found.append(payee) }
     }
-    for entry in vocabulary
-    where NameMatching.matches(normalized: wanted, entry.phrase) && !entry.vocabularyIdentifier.isEmpty {
+    for (entry, phrase) in zip(vocabulary, vocabularyPhrases)
+    where phrase == wanted && !entry.vocabularyIdentifier.isEmpty {
       payees.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
     }
-    for payee in payees {
-      let names = [payee.displayName, payee.givenName, payee.handle, "\(payee.givenName) \(payee.familyName)"]
-      if names.contains(where: { NameMatching.matches(normalized: wanted, $0) }) { add(payee) }
-    }
+    for (payee, names) in zip(payees, payeeNames) where names.contains(wanted) { add(payee) }
     return found
   }
 

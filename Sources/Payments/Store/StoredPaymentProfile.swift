@@ -31,7 +31,9 @@ struct StoredPaymentProfile: Sendable, Equatable {
   }
 
   static func load(_ userID: String, in database: any SQLDatabase) async throws -> StoredPaymentProfile? {
-    try await database.raw("\(select) WHERE user_id = \(bind: userID)").first().map(decode)
+    try await database.cachedRead("payments.profile", userID: userID) {
+      try await database.raw("\(select) WHERE user_id = \(bind: userID)").first().map(decode)
+    }
   }
 
   /// The user whose handle is `handle` (any case), if any.

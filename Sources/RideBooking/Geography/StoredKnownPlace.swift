@@ -36,17 +36,20 @@ struct StoredKnownPlace: Sendable, Equatable {
 /// Reads and writes known places.
 enum PlaceRepository {
   static func places(in database: any SQLDatabase) async throws -> [StoredKnownPlace] {
-    try await database.raw(
-      "SELECT name, aliases, latitude, longitude, thoroughfare, locality FROM rides_places ORDER BY name"
-    ).all().map { row in
-      StoredKnownPlace(
-        name: try row.decode(column: "name", as: String.self),
-        aliases: try row.decode(column: "aliases", as: String.self).split(separator: ";").map(String.init),
-        point: GeoPoint(
-          latitude: try row.decode(column: "latitude", as: Double.self),
-          longitude: try row.decode(column: "longitude", as: Double.self)),
-        thoroughfare: try row.decode(column: "thoroughfare", as: String.self),
-        locality: try row.decode(column: "locality", as: String.self))
+    // Everyone's: kept under no user.
+    try await database.cachedRead("rides.places", userID: "") {
+      try await database.raw(
+        "SELECT name, aliases, latitude, longitude, thoroughfare, locality FROM rides_places ORDER BY name"
+      ).all().map { row in
+        StoredKnownPlace(
+          name: try row.decode(column: "name", as: String.self),
+          aliases: try row.decode(column: "aliases", as: String.self).split(separator: ";").map(String.init),
+          point: GeoPoint(
+            latitude: try row.decode(column: "latitude", as: Double.self),
+            longitude: try row.decode(column: "longitude", as: Double.self)),
+          thoroughfare: try row.decode(column: "thoroughfare", as: String.self),
+          locality: try row.decode(column: "locality", as: String.self))
+      }
     }
   }
 

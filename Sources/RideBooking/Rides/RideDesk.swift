@@ -2,6 +2,7 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import SQLKit
+internal import IntentsKit
 
 /// What the ride handlers read for one user, in one go: the rider, their rides (newest first) and
 /// the driver roster.
@@ -10,11 +11,15 @@ struct RideDesk: Sendable {
   let rides: [StoredRide]
   let drivers: [StoredDriver]
 
+  /// The user's rider record and rides with every driver — or, while the store is unchanged since
+  /// an earlier request read them, that request's desk.
   static func load(userID: String, in database: any SQLDatabase) async throws -> RideDesk {
-    RideDesk(
-      rider: try await StoredRider.load(userID, in: database),
-      rides: try await RideRepository.rides(of: userID, in: database),
-      drivers: try await DriverRepository.drivers(in: database))
+    try await database.cachedRead("rides.desk", userID: userID) {
+      RideDesk(
+        rider: try await StoredRider.load(userID, in: database),
+        rides: try await RideRepository.rides(of: userID, in: database),
+        drivers: try await DriverRepository.drivers(in: database))
+    }
   }
 
   func schedule(of ride: StoredRide) -> RideSchedule? {

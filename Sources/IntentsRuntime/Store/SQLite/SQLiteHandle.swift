@@ -23,6 +23,8 @@ final class SQLiteHandle: @unchecked Sendable {
   private static let maxStatements = 512
   /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+  /// What this connection's transactions read and may reuse while the database is unchanged.
+  let readCache = ReadCache()
 
   /// Opens (creating if needed) the database at `path`, or a private in-memory one for ":memory:".
   init(path: String) throws {
@@ -71,6 +73,18 @@ final class SQLiteHandle: @unchecked Sendable {
       columns = names
       onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
     }
+  }
+
+  /// Where the database is now, as this connection sees it inside its transaction: SQLite's data
+  /// version (`PRAGMA data_version`, which moves with every other connection's commit) and the rows
+  /// this connection has changed so far.
+  func stamp() throws -> ReadCache.Stamp {
+    var dataVersion: Int64 = -1
+    try run("PRAGMA data_version", []) { row in
+      if case .integer(let value) = row.values.first { dataVersion = Int64(value) }
+    }
+    guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    return ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
   }
 
   /// How long a statement waits for another connection's lock before failing `SQLITE_BUSY`.

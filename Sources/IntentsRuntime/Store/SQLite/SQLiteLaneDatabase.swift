@@ -35,3 +35,13 @@ struct SQLiteLaneDatabase: SQLDatabase {
     try handle.run(sql, try binds.map { try encoder.encode($0) }) { onRow($0) }
   }
 }
+
+extension SQLiteLaneDatabase: ReadCachingDatabase {
+  func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value {
+    let stamp = try handle.stamp()
+    if let kept = handle.readCache.value(key, as: Value.self, at: stamp) { return kept }
+    let value = try await load()
+    handle.readCache.keep(value, for: key, at: stamp)
+    return value
+  }
+}

@@ -105,6 +105,7 @@ package final class SQLiteStore: IntentStore {
         return (result, groupCommit?.committed())
       } catch {
         try? writer.handle.run("ROLLBACK", []) { _ in }
+        writer.handle.readCache.clear()
         throw error
       }
     }
@@ -123,6 +124,7 @@ package final class SQLiteStore: IntentStore {
         return result
       } catch {
         try? lane.handle.run("ROLLBACK", []) { _ in }
+        lane.handle.readCache.clear()
         throw error
       }
     }

@@ -1,0 +1,35 @@
+package import SQLKit
+
+/// A database that can keep what a transaction read for later transactions, for as long as nothing
+/// in the store has changed since it was read. SQLite can tell (`SQLiteStore`: the connection's data
+/// version and its own change count); a store that cannot — PostgreSQL, whose replicas do not hear
+/// each other's writes — does not conform, and every read goes to the database.
+package protocol ReadCachingDatabase: SQLDatabase {
+  /// The value kept under `key` when the store is unchanged since it was loaded; otherwise `load`'s
+  /// value, run in this transaction and kept.
+  func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value
+}
+
+/// What a kept read is: a domain's name for the read, and the user it was read for.
+package struct ReadCacheKey: Hashable, Sendable {
+  package let read: String
+  package let userID: String
+
+  package init(_ read: String, userID: String) {
+    self.read = read
+    self.userID = userID
+  }
+}
+
+extension SQLDatabase {
+  /// `load`'s value for `userID`, reused by later transactions while the store has not changed:
+  /// any committed write — of this process or another — and any write earlier in this transaction
+  /// makes the next call load again. `load` must only read, and its value must depend on the
+  /// store's contents alone (not on the clock).
+  package func cachedRead<Value: Sendable>(
+    _ read: String, userID: String, _ load: () async throws -> Value
+  ) async throws -> Value {
+    guard let caching = self as? any ReadCachingDatabase else { return try await load() }
+    return try await caching.cachedRead(ReadCacheKey(read, userID: userID), load)
+  }
+}
