@@ -72,4 +72,20 @@ struct ResolutionResultTests {
     #expect(Intentmesh_Messaging_V1_SendMessageIntentResponse.ready.code == .ready)
     #expect(Intentmesh_Messaging_V1_SendMessageIntentResponse(code: .failure).handlingStatus == .failure)
   }
+
+  @Test("case names are the same when asked again (kept after the first time), per enum type")
+  func enumNamesKept() {
+    typealias Code = Intentmesh_Messaging_V1_SendMessageIntentResponse.Code
+    typealias Status = Intentmesh_V1_IntentHandlingStatus
+    for _ in 0..<3 {
+      #expect(EnumCaseName.of(Code.failureRequiringAppLaunch) == "failureRequiringAppLaunch")
+      #expect(EnumCaseName.of(Code(rawValue: Code.failureRequiringAppLaunch.rawValue)!) == "failureRequiringAppLaunch")
+      #expect(EnumCaseName.of(Code.UNRECOGNIZED(4242)) == "unrecognized(4242)")
+      #expect(
+        EnumCaseName.of(Status(rawValue: Code.failureRequiringAppLaunch.rawValue)!) != "failureRequiringAppLaunch")
+      #expect(EnumCaseName.value(named: "ready", in: Code.self) == .ready)
+      #expect(EnumCaseName.value(named: "noSuchCase", in: Code.self) == nil)
+      #expect(EnumCaseName.value(named: "ready", in: Status.self) == .ready)
+    }
+  }
 }

@@ -69,7 +69,9 @@ package struct IntentRegistration: Sendable {
     self.intentClass = intentClass
     self.payloadType = H.Intent.protoMessageName
     self.responseType = H.Response.protoMessageName
-    self.parameters = H.parameters.map(\.declaration)
+    // A handler's parameters are declarations: built once here, not on every call.
+    let declared = H.parameters
+    self.parameters = declared.map(\.declaration)
     self.requiresUserConfirmation = H.requiresUserConfirmation
     self.confirmationPrompt = H.confirmationPrompt
     self.handleHasEffects = H.handleHasEffects
@@ -80,11 +82,11 @@ package struct IntentRegistration: Sendable {
     self.decodeResponse = { try H.Response(unpackingAny: $0) }
     self.displayParameter = { message, keyPath in
       guard let intent = message as? H.Intent else { return nil }
-      return H.parameters.first { $0.keyPath == keyPath }?.display(intent)
+      return declared.first { $0.keyPath == keyPath }?.display(intent)
     }
     self.resolve = { payload, requested, context in
       let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
-      let chosen = try Self.chosenParameters(H.parameters, requested: requested, intentClass: intentClass)
+      let chosen = try Self.chosenParameters(declared, requested: requested, intentClass: intentClass)
       var resolved = intent
       var resolutions: [Intentmesh_V1_ParameterResolution] = []
       var complete = true

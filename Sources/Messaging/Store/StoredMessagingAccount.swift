@@ -38,12 +38,14 @@ struct StoredMessagingAccount: Sendable, Equatable {
 /// Reads and writes accounts.
 enum MessagingAccountRepository {
   static func account(of userID: String, in database: any SQLDatabase) async throws -> StoredMessagingAccount? {
-    try await database.raw(
-      """
-      SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
-      WHERE user_id = \(bind: userID)
-      """
-    ).first().map(decode)
+    try await database.cachedRead("messaging.account", userID: userID) {
+      try await database.raw(
+        """
+        SELECT user_id, display_name, handle, signed_in, service_enabled FROM messaging_accounts
+        WHERE user_id = \(bind: userID)
+        """
+      ).first().map(decode)
+    }
   }
 
   /// The user whose handle this is (handles are compared as given, without case).

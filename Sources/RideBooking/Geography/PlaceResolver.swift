@@ -24,10 +24,8 @@ struct PlaceResolver: Sendable {
 
   /// The places a placemark without coordinates may mean.
   func candidates(for placemark: Intentmesh_V1_Placemark) -> [StoredKnownPlace] {
-    let spoken = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }
-    return places.filter { place in
-      spoken.contains { phrase in ([place.name] + place.aliases).contains { NameMatching.matches(phrase, $0) } }
-    }
+    let spoken = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }.map(NameMatching.normalized)
+    return places.filter { place in spoken.contains { place.foldedNames.contains($0) } }
   }
 
   /// The placemark with coordinates: as given, or the one known place its name means.

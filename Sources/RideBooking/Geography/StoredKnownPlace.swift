@@ -3,16 +3,19 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import SQLKit
+internal import IntentMeshCore
 
 /// A place UnicornRides knows by name ("300 Post Street", "the forest"), for placemarks a client
 /// sends without coordinates.
 struct StoredKnownPlace: Sendable, Equatable {
-  var name: String
+  let name: String
   /// Other names it answers to, e.g. "the forest".
-  var aliases: [String]
+  let aliases: [String]
   var point: GeoPoint
   var thoroughfare: String
   var locality: String
+  /// The name and aliases, folded for matching (`NameMatching`) once, when the place is made.
+  let foldedNames: [String]
 
   init(name: String, aliases: [String] = [], point: GeoPoint, thoroughfare: String = "", locality: String) {
     self.name = name
@@ -20,6 +23,7 @@ struct StoredKnownPlace: Sendable, Equatable {
     self.point = point
     self.thoroughfare = thoroughfare
     self.locality = locality
+    foldedNames = ([name] + aliases).map(NameMatching.normalized)
   }
 
   var placemark: Intentmesh_V1_Placemark {

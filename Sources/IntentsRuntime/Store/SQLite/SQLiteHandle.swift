@@ -10,8 +10,8 @@ internal import VaporCSQLite
 /// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
-/// @unchecked Sendable: `raw` and `statements` are mutated only by `run`, `setBusyTimeout` and
-/// `close`, and `SQLiteStore` calls those only while holding the lane's `AsyncLock` (or, for a
+/// @unchecked Sendable: `raw`, `statements` and `dataVersionInTransaction` are mutated only by
+/// `run`, `begin`, `stamp`, `setBusyTimeout` and `close`, and `SQLiteStore` calls those only while holding the lane's `AsyncLock` (or, for a
 /// `BEGIN IMMEDIATE` that waits for another process, on the store's thread while the writing task
 /// holds that lock and waits), so no two threads touch them at once and the lock orders each
 /// access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread only.
@@ -25,6 +25,8 @@ final class SQLiteHandle: @unchecked Sendable {
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
   /// What this connection's transactions read and may reuse while the database is unchanged.
   let readCache = ReadCache()
+  /// The data version the transaction begun last read, once it has read it.
+  private var dataVersionInTransaction: Int64?
 
   /// Opens (creating if needed) the database at `path`, or a private in-memory one for ":memory:".
   init(path: String) throws {
@@ -75,15 +77,30 @@ final class SQLiteHandle: @unchecked Sendable {
     }
   }
 
+  /// Begins a transaction with `sql` ("BEGIN DEFERRED", "BEGIN IMMEDIATE").
+  func begin(_ sql: String) throws {
+    try run(sql, []) { _ in }
+    dataVersionInTransaction = nil
+  }
+
   /// Where the database is now, as this connection sees it inside its transaction: SQLite's data
-  /// version (`PRAGMA data_version`, which moves with every other connection's commit) and the rows
-  /// this connection has changed so far.
+  /// version (`PRAGMA data_version`, which moves with every other connection's commit; read once
+  /// per transaction, whose snapshot it cannot leave) and the rows this connection has changed so
+  /// far.
   func stamp() throws -> ReadCache.Stamp {
-    var dataVersion: Int64 = -1
-    try run("PRAGMA data_version", []) { row in
-      if case .integer(let value) = row.values.first { dataVersion = Int64(value) }
-    }
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    let inTransaction = sqlite_nio_sqlite3_get_autocommit(raw) == 0
+    let dataVersion: Int64
+    if inTransaction, let known = dataVersionInTransaction {
+      dataVersion = known
+    } else {
+      var read: Int64 = -1
+      try run("PRAGMA data_version", []) { row in
+        if case .integer(let value) = row.values.first { read = Int64(value) }
+      }
+      dataVersion = read
+      if inTransaction { dataVersionInTransaction = read }
+    }
     return ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
   }
 

@@ -117,7 +117,7 @@ package final class SQLiteStore: IntentStore {
     let lane =
       readers.isEmpty ? writer : readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
     let result = try await lane.lock.withLock {
-      try lane.handle.run("BEGIN DEFERRED", []) { _ in }
+      try lane.handle.begin("BEGIN DEFERRED")
       do {
         let result = try await body(lane.database)
         try lane.handle.run("COMMIT", []) { _ in }
@@ -137,13 +137,13 @@ package final class SQLiteStore: IntentStore {
   /// store's thread pool, waiting up to `busyTimeoutMilliseconds` for it.
   private func begin() async throws {
     do {
-      try writer.handle.run("BEGIN IMMEDIATE", []) { _ in }
+      try writer.handle.begin("BEGIN IMMEDIATE")
     } catch let error as SQLiteStatementError where error.isBusy {
       let handle = writer.handle
       try await onThreadPool {
         handle.setBusyTimeout(milliseconds: Self.busyTimeoutMilliseconds)
         defer { handle.setBusyTimeout(milliseconds: 0) }
-        try handle.run("BEGIN IMMEDIATE", []) { _ in }
+        try handle.begin("BEGIN IMMEDIATE")
       }
     }
   }
