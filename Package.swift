@@ -347,7 +347,7 @@ let package = Package(
         "IntentMeshProtos",
         "PaymentsProtos", grpcCore,
         grpcInProcess,
-        grpcProtobuf, swiftProtobuf, sqlKit, logging,
+        grpcProtobuf, swiftProtobuf, sqlKit, logging, crypto,
       ],
       swiftSettings: strictSettings
     ),

@@ -193,8 +193,13 @@ struct GatewayRoutingTests {
         let ownPath = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
         async let relayed = harness.extensionClient.resolve(request)
         async let forwarded = ownPath.resolve(request)
-        // Both are at the domain (which takes a second to answer) when it leaves the list.
-        try await Task.sleep(for: .milliseconds(400))
+        // Both are at the domain (which takes a second to answer) when it leaves the list: waited
+        // for, not slept for — on a loaded machine the calls may take longer than any fixed sleep to
+        // arrive, and a call not yet routed when the domain leaves is rightly NOT_FOUND.
+        let arrived = ContinuousClock.now + .seconds(10)
+        while slow.seen.calls.filter({ $0 == "Resolve" }).count < 2, ContinuousClock.now < arrived {
+          try await Task.sleep(for: .milliseconds(5))
+        }
         let slowPort = harness.fakes[0].1.port
         let change = try harness.directory.setEndpoints(
           harness.directory.connections.map(\.endpoint).filter { $0.port != slowPort })

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GRPCCore
 import IntentMeshProtos
@@ -8,6 +9,7 @@ import Logging
 @testable import Payments
 import PaymentsProtos
 import SQLKit
+import ServiceKit
 import SwiftProtobuf
 import Testing
 
@@ -119,5 +121,31 @@ struct ConfirmationTokenTests {
     var changed = binding
     changed.payload = Data([2])
     #expect(ConfirmationTokens(key: second).problem(with: token, for: changed, now: now) != nil)
+  }
+
+  @Test(
+    "a token is its version, its expiry and HMAC-SHA256 over the length-prefixed binding (replicas of other versions agree)"
+  )
+  func tokenBytes() throws {
+    let key = SymmetricKey(data: Data((0..<32).map { UInt8($0) }))
+    let binding = ConfirmationTokens.Binding(
+      userID: "diana", intentClass: "INSendPaymentIntent", identifier: "pay-7",
+      payloadTypeURL: "type.googleapis.com/intentmesh.payments.v1.SendPaymentIntent", payload: Data([8, 1, 0xff]))
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let bytes = try #require(Base64URL.decoded(ConfirmationTokens(key: key).issue(for: binding, now: now)))
+    let expires = UInt64((now.timeIntervalSince1970 + ConfirmationTokens.lifetime) * 1000)
+    var message = Data("intentmesh-confirmation-v1".utf8)
+    for field in [
+      Data("diana".utf8), Data("INSendPaymentIntent".utf8), Data("pay-7".utf8),
+      Data("type.googleapis.com/intentmesh.payments.v1.SendPaymentIntent".utf8), Data([8, 1, 0xff]),
+    ] {
+      message.append(contentsOf: withUnsafeBytes(of: UInt32(field.count).bigEndian) { Array($0) })
+      message.append(field)
+    }
+    message.append(contentsOf: withUnsafeBytes(of: expires.bigEndian) { Array($0) })
+    var expected = Data([ConfirmationTokens.version])
+    expected.append(contentsOf: withUnsafeBytes(of: expires.bigEndian) { Array($0) })
+    expected.append(contentsOf: Array(HMAC<SHA256>.authenticationCode(for: message, using: key)))
+    #expect(Data(bytes) == expected)
   }
 }

@@ -13,9 +13,15 @@ package struct ConfirmationTokens: Sendable {
   package static let lifetime: TimeInterval = 300
 
   let key: SymmetricKey
+  /// HMAC keyed with `key` that has taken the message's fixed prefix: each MAC starts from a copy
+  /// instead of keying anew.
+  private let keyed: HMAC<SHA256>
 
   package init(key: SymmetricKey) {
     self.key = key
+    var keyed = HMAC<SHA256>(key: key)
+    keyed.update(data: Array("intentmesh-confirmation-v1".utf8))
+    self.keyed = keyed
   }
 
   /// What a token is bound to.
@@ -40,7 +46,7 @@ package struct ConfirmationTokens: Sendable {
     let expires = UInt64((now.timeIntervalSince1970 + Self.lifetime) * 1000)
     var token = Data([Self.version])
     withUnsafeBytes(of: expires.bigEndian) { token.append(contentsOf: $0) }
-    token.append(mac(binding, expires: expires))
+    mac(binding, expires: expires).withUnsafeBytes { token.append(contentsOf: $0) }
     return Base64URL.encoded(token)
   }
 
@@ -54,10 +60,8 @@ package struct ConfirmationTokens: Sendable {
       return "confirm first: the confirmation_token is not one this service issued"
     }
     let expires = bytes.dropFirst().prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    guard
-      HMAC<SHA256>.isValidAuthenticationCode(
-        bytes.suffix(32), authenticating: message(binding, expires: expires), using: key)
-    else {
+    // Compared in constant time (`HashedAuthenticationCode ==` bytes).
+    guard mac(binding, expires: expires) == bytes.suffix(32) else {
       return
         "confirm first: the confirmation_token was issued for another user or another intent (a changed value needs a new confirmation)"
     }
@@ -67,21 +71,19 @@ package struct ConfirmationTokens: Sendable {
     return nil
   }
 
-  private func mac(_ binding: Binding, expires: UInt64) -> Data {
-    Data(HMAC<SHA256>.authenticationCode(for: message(binding, expires: expires), using: key))
-  }
-
-  /// Length-prefixed fields, so that no two bindings share bytes.
-  private func message(_ binding: Binding, expires: UInt64) -> Data {
-    var data = Data("intentmesh-confirmation-v1".utf8)
-    for field in [
-      Data(binding.userID.utf8), Data(binding.intentClass.utf8), Data(binding.identifier.utf8),
-      Data(binding.payloadTypeURL.utf8), binding.payload,
-    ] {
-      withUnsafeBytes(of: UInt32(field.count).bigEndian) { data.append(contentsOf: $0) }
-      data.append(field)
+  /// The MAC of `binding` until `expires`: over length-prefixed fields, so that no two bindings
+  /// share bytes.
+  private func mac(_ binding: Binding, expires: UInt64) -> HashedAuthenticationCode<SHA256> {
+    var hmac = keyed
+    func field(_ bytes: UnsafeRawBufferPointer) {
+      withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { hmac.update(data: $0) }
+      hmac.update(data: bytes)
     }
-    withUnsafeBytes(of: expires.bigEndian) { data.append(contentsOf: $0) }
-    return data
+    for var text in [binding.userID, binding.intentClass, binding.identifier, binding.payloadTypeURL] {
+      text.withUTF8 { field(UnsafeRawBufferPointer($0)) }
+    }
+    binding.payload.withUnsafeBytes { field($0) }
+    withUnsafeBytes(of: expires.bigEndian) { hmac.update(data: $0) }
+    return hmac.finalize()
   }
 }

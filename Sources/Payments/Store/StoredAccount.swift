@@ -95,10 +95,13 @@ enum AccountRepository {
     """
 
   /// A user's accounts, in nickname order.
+  /// The user's accounts by nickname (kept across requests while the store is unchanged).
   static func accounts(of userID: String, in database: any SQLDatabase) async throws -> [StoredAccount] {
-    try await database.raw(
-      "SELECT \(columns) FROM payments_accounts WHERE owner_id = \(bind: userID) AND kind = 'user' ORDER BY nickname"
-    ).all().map(decode)
+    try await database.cachedRead("payments.accounts", userID: userID) {
+      try await database.raw(
+        "SELECT \(columns) FROM payments_accounts WHERE owner_id = \(bind: userID) AND kind = 'user' ORDER BY nickname"
+      ).all().map(decode)
+    }
   }
 
   static func account(_ id: String, in database: any SQLDatabase) async throws -> StoredAccount? {
