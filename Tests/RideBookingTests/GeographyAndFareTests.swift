@@ -60,4 +60,23 @@ struct GeographyAndFareTests {
     #expect(surged.lineItems.map(\.title) == ["Base fare", "Distance (2.0 km)", "Surge 1.5x", "Booking fee"])
     #expect(surged.totalCents == 900 + 800 + 850 + 150)
   }
+
+  @Test("a fare's distance is written as %.1f writes it; its hour is the calendar's, across DST and odd offsets")
+  func fareFormattingAndHours() throws {
+    for value in [0, 0.05, 0.15, 0.25, 0.35, 1.25, 2, 2.449_999, 2.45, 9.95, 12.34, 99.99, 123.456] {
+      #expect(FareCalculator.oneDecimal(value) == String(format: "%.1f", value), "\(value)")
+    }
+    for zoneName in ["Europe/Zurich", "America/Los_Angeles", "Asia/Kolkata", "Australia/Lord_Howe", "UTC"] {
+      let zone = try #require(TimeZone(identifier: zoneName))
+      var calendar = Calendar(identifier: .gregorian)
+      calendar.timeZone = zone
+      // Every 37 minutes over a year (both DST changes), and before 1970.
+      for step in stride(from: -2_000, to: 14_300, by: 1) {
+        let date = Date(timeIntervalSince1970: 1_767_225_600 + Double(step) * 37 * 60)
+        #expect(FareCalculator.hour(of: date, in: zone) == calendar.component(.hour, from: date), "\(zoneName) \(date)")
+      }
+      let early = Date(timeIntervalSince1970: -86_400 * 400 + 1_234)
+      #expect(FareCalculator.hour(of: early, in: zone) == calendar.component(.hour, from: early), "\(zoneName)")
+    }
+  }
 }

@@ -44,14 +44,12 @@ enum FareCalculator {
     let distanceCents = Int64((kilometres * Double(offer.centsPerKilometre)).rounded())
     var items: [(String, Int64)] = [
       ("Base fare", offer.baseCents),
-      (String(format: "Distance (%.1f km)", kilometres), distanceCents),
+      ("Distance (\(oneDecimal(kilometres)) km)", distanceCents),
     ]
     if partySize > 2, offer.centsPerExtraRider > 0 {
       items.append(("\(partySize - 2) extra riders", Int64(partySize - 2) * offer.centsPerExtraRider))
     }
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = timeZone
-    let surge = surgeHours.contains(calendar.component(.hour, from: date))
+    let surge = surgeHours.contains(hour(of: date, in: timeZone))
     if surge {
       let subtotal = items.reduce(Int64(0)) { $0 + $1.1 }
       items.append(("Surge 1.5x", subtotal / 2))
@@ -59,4 +57,20 @@ enum FareCalculator {
     items.append(("Booking fee", bookingFeeCents))
     return Fare(lineItems: items, surge: surge ? "1.5x Surge" : "")
   }
+
+  /// `value` with one decimal, as C's `%.1f` writes it (without Foundation's format parser).
+  static func oneDecimal(_ value: Double) -> String {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+      _ = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.1f", $0) }
+      return String(cString: buffer.baseAddress!)
+    }
+  }
+
+  /// The hour of the day (0–23) at `date` on the clocks of `timeZone`.
+  static func hour(of date: Date, in timeZone: TimeZone) -> Int {
+    let local = date.timeIntervalSince1970 + Double(timeZone.secondsFromGMT(for: date))
+    let hours = Int((local / 3600).rounded(.down))
+    return (hours % 24 + 24) % 24
+  }
+
 }

@@ -12,6 +12,9 @@ struct RideOfferMatcher: Sendable {
 
   let offers: [RideOffer]
   let synonyms: [String: [String]]
+  /// Each offer's name, identifier and synonyms, folded once (`NameMatching`), in the order of
+  /// `offers`.
+  private let foldedNames: [[String]]
 
   init(offers: [RideOffer] = RideOffer.catalog, vocabulary: AppIntentVocabularyPlist) {
     self.offers = offers
@@ -20,12 +23,15 @@ struct RideOfferMatcher: Sendable {
       synonyms[item.identifier.lowercased(), default: []] += item.synonyms.map(\.phrase)
     }
     self.synonyms = synonyms
+    foldedNames = offers.map { offer in
+      ([offer.name, offer.id] + (synonyms[offer.id] ?? [])).map(NameMatching.normalized)
+    }
   }
 
   func offer(named spoken: String) -> RideOffer? {
-    let words = spoken.lowercased().replacingOccurrences(of: " ride", with: "")
-    return offers.first { offer in
-      ([offer.name, offer.id] + (synonyms[offer.id] ?? [])).contains { NameMatching.matches(words, $0) }
-    }
+    let words = spoken.lowercased().replacing(" ride", with: "")
+    guard !words.isEmpty else { return nil }
+    let wanted = NameMatching.normalized(words)
+    return zip(offers, foldedNames).first { $0.1.contains(wanted) }?.0
   }
 }
