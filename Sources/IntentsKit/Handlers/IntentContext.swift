@@ -14,8 +14,21 @@ package struct IntentContext: Sendable {
   package var intentIdentifier: String
   /// The moment the request is handled, from the service's clock.
   package var now: Date
-  /// A logger carrying the request id.
-  package var logger: Logger
+  /// A logger carrying the request's metadata (intent class, request id). Made when asked for: most
+  /// requests log nothing, and attaching metadata to a logger costs allocations on every call.
+  package var logger: Logger {
+    get {
+      var logger = baseLogger
+      for (key, value) in logMetadata { logger[metadataKey: key] = "\(value)" }
+      return logger
+    }
+    set {
+      baseLogger = newValue
+      logMetadata = []
+    }
+  }
+  private var baseLogger: Logger
+  private var logMetadata: [(key: String, value: String)]
 
   package init(
     userID: String,
@@ -24,7 +37,8 @@ package struct IntentContext: Sendable {
     deviceLocked: Bool = false,
     intentIdentifier: String = "",
     now: Date = Date(),
-    logger: Logger = Logger(label: "intentmesh")
+    logger: Logger = Logger(label: "intentmesh"),
+    logMetadata: [(key: String, value: String)] = []
   ) {
     self.userID = userID
     self.locale = locale
@@ -32,6 +46,7 @@ package struct IntentContext: Sendable {
     self.deviceLocked = deviceLocked
     self.intentIdentifier = intentIdentifier
     self.now = now
-    self.logger = logger
+    self.baseLogger = logger
+    self.logMetadata = logMetadata
   }
 }

@@ -39,9 +39,8 @@ package struct RequestScope: Sendable {
       }
       timeZone = zone
     }
-    var logger = self.logger
-    logger[metadataKey: "intent-class"] = "\(intentClass)"
-    if let requestID = RequestID.current { logger[metadataKey: "request-id"] = "\(requestID)" }
+    var logMetadata = [(key: "intent-class", value: intentClass)]
+    if let requestID = RequestID.current { logMetadata.append((key: "request-id", value: "\(requestID)")) }
     let context = IntentContext(
       userID: userID,
       locale: requestContext.locale.isEmpty ? "en-US" : requestContext.locale,
@@ -49,7 +48,8 @@ package struct RequestScope: Sendable {
       deviceLocked: requestContext.deviceLocked,
       intentIdentifier: identifier,
       now: now(),
-      logger: logger
+      logger: logger,
+      logMetadata: logMetadata
     )
     return (registration, context)
   }

@@ -1,0 +1,29 @@
+import Foundation
+import ServiceKit
+import Testing
+
+@Suite("Base64url without padding")
+struct Base64URLTests {
+  /// Foundation's base64 with `+/` made `-_` and the padding dropped: what RFC 4648 §5 says.
+  static func reference(_ data: Data) -> String {
+    data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+      .replacingOccurrences(of: "=", with: "")
+  }
+
+  @Test("every length from 0 to 100 bytes, every byte value: as RFC 4648 §5 writes it, and read back")
+  func encodesAsTheRFC() {
+    var generator = SystemRandomNumberGenerator()
+    for length in 0...100 {
+      for _ in 0..<8 {
+        let data = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let encoded = Base64URL.encoded(data)
+        #expect(encoded == Self.reference(data), "\(length) bytes")
+        #expect(Base64URL.decoded(encoded) == data, "\(length) bytes")
+      }
+    }
+    let all = Data((0...255).map { UInt8($0) })
+    #expect(Base64URL.encoded(all) == Self.reference(all))
+    #expect(Base64URL.encoded(Data([0xfb, 0xff])) == "-_8")
+    #expect(Base64URL.encoded(Data()) == "")
+  }
+}
