@@ -9,7 +9,7 @@ import Testing
 struct UnexpectedErrorInterceptorTests {
   struct StoreFailure: Error {}
 
-  /// Keeps what is logged.
+  /// Keeps what is logged (also used by `IntentContextTests`).
   final class Captured: Sendable {
     let lines = Mutex<[(Logger.Level, String, Logger.Metadata)]>([])
   }
@@ -23,7 +23,9 @@ struct UnexpectedErrorInterceptorTests {
       set { metadata[key] = newValue }
     }
     func log(event: LogEvent) {
-      captured.lines.withLock { $0.append((event.level, "\(event.message)", event.metadata ?? [:])) }
+      // The logger's metadata with the call's on top, as a log line shows them.
+      let all = metadata.merging(event.metadata ?? [:]) { $1 }
+      captured.lines.withLock { $0.append((event.level, "\(event.message)", all)) }
     }
   }
 
