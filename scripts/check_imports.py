@@ -252,26 +252,29 @@ def main() -> int:
         for number, line in enumerate(source.split("\n"), 1):
             if m := re.match(r"package import (\w+)\s*$", line):
                 widened.setdefault(f, []).append((number, m.group(1)))
-    for f, found in widened.items():
-        rel = f.resolve().relative_to(ROOT) if f.resolve().is_relative_to(ROOT) else f
-        for line, m in found:
-            print(f"{rel}:{line}: package import of {m} in a file with no package declaration")
-        if args.fix:
-            lines = f.read_text(encoding="utf-8").split("\n")
-            for line, _ in found:
-                lines[line - 1] = lines[line - 1].replace("package import", "internal import", 1)
-            f.write_text("\n".join(lines), encoding="utf-8")
-    for f, found in findings.items():
-        rel = f.resolve().relative_to(ROOT) if f.resolve().is_relative_to(ROOT) else f
-        for line, m in found:
-            print(f"{rel}:{line}: unused import of {m}")
-        if args.fix:
-            lines = f.read_text(encoding="utf-8").split("\n")
-            for line, _ in sorted(found, reverse=True):
-                del lines[line - 1]
-            if lines and not lines[0].strip():  # the file's first import went: no blank first line
-                del lines[0]
-            f.write_text("\n".join(lines), encoding="utf-8")
+    def report(found_by_file, what, rewrite):
+        """Prints each finding as `path:line: what`; with --fix, rewrites each file's lines."""
+        for f, found in found_by_file.items():
+            rel = f.resolve().relative_to(ROOT) if f.resolve().is_relative_to(ROOT) else f
+            for line, m in found:
+                print(f"{rel}:{line}: {what(m)}")
+            if args.fix:
+                lines = f.read_text(encoding="utf-8").split("\n")
+                rewrite(lines, found)
+                f.write_text("\n".join(lines), encoding="utf-8")
+
+    def internal_imports(lines, found):
+        for line, _ in found:
+            lines[line - 1] = lines[line - 1].replace("package import", "internal import", 1)
+
+    def without_imports(lines, found):
+        for line, _ in sorted(found, reverse=True):
+            del lines[line - 1]
+        if lines and not lines[0].strip():  # the file's first import went: no blank first line
+            del lines[0]
+
+    report(widened, lambda m: f"package import of {m} in a file with no package declaration", internal_imports)
+    report(findings, lambda m: f"unused import of {m}", without_imports)
     return 1 if findings or widened else 0
 
 

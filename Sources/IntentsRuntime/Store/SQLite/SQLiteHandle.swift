@@ -11,11 +11,12 @@ internal import VaporCSQLite
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
 /// @unchecked Sendable: `raw`, `statements` and `dataVersionInTransaction` are mutated only by
-/// `run`, `begin`, `stamp`, `setBusyTimeout` and `close`, and `SQLiteStore` calls those only while holding the lane's `AsyncLock` (or, for a
-/// `BEGIN IMMEDIATE` that waits for another process, on the store's thread while the writing task
-/// holds that lock and waits), so no two threads touch them at once and the lock orders each
-/// access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread only.
-/// The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
+/// `run`, `begin`, `stamp`, `setBusyTimeout` and `close`, and these are called only while the lane's
+/// `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside a transaction the store
+/// runs (or, for a `BEGIN IMMEDIATE` that waits for another process, on the store's thread while the
+/// writing task holds that lock and waits), so no two threads touch them at once and the lock orders
+/// each access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread
+/// only. The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
