@@ -103,7 +103,7 @@ struct MessagingLiveFollowTests {
           throw CancellationError()  // Ben's stream never got both messages
         }
         // Both streams answered the search as it stands before anything new is sent.
-        while ben.all.isEmpty || eve.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("both streams answered the search") { !ben.all.isEmpty && !eve.all.isEmpty }
         for (sender, to, content) in [("ava", "Ben", "two"), ("cleo", "Ben", "not from Ava"), ("ava", "Ben", "three")] {
           let sent = try await MessagingDeliveryTests.handle(try Self.message(to, content), as: sender, on: client)
           #expect(sent.response.codeName == "success")

@@ -23,6 +23,9 @@ enum MetricsScrape {
       throw ServiceProcess.Failure(description: "cannot connect to metrics port \(port)")
     }
     defer { close(fd) }
+    // A service that never answers fails this read in 10 s instead of blocking the test.
+    var limit = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
     var response: [UInt8] = []

@@ -130,23 +130,32 @@ struct PaymentsEndToEndTests {
           }
         }, metadata: scott)
       let client = Extension(wrapping: grpc)
+      // Sixteen payments in flight at a time: with all of them sent at once, one group commit could
+      // make every payment durable before the kill, leaving nothing for it to cut short.
+      let next = Counter()
       try await withThrowingTaskGroup(of: Void.self) { group in
-        for index in 0..<count {
+        for _ in 0..<16 {
           group.addTask {
-            if (try? await client.confirmAndHandle(try Self.crossPayment(index))) != nil {
-              answered.value.add(1, ordering: .relaxed)
+            while true {
+              let index = next.value.add(1, ordering: .relaxed).oldValue
+              guard index < count else { return }
+              if (try? await client.confirmAndHandle(try Self.crossPayment(index))) != nil {
+                answered.value.add(1, ordering: .relaxed)
+              }
             }
           }
         }
         // Kill the service once some payments are through and others are in flight.
         group.addTask {
-          while answered.value.load(ordering: .relaxed) < 40 { try await Task.sleep(for: .milliseconds(1)) }
+          try await waitUntil("40 payments are answered", limit: .seconds(60), every: .milliseconds(1)) {
+            answered.value.load(ordering: .relaxed) >= 40
+          }
           kill(first.process.processIdentifier, SIGKILL)
         }
         try await group.waitForAll()
       }
     }
-    while first.process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
+    try await waitUntil("the killed service has exited") { !first.process.isRunning }
     let afterKill = try await Self.books(at: database)
     #expect(afterKill.movements >= answered.value.load(ordering: .relaxed))
     #expect(afterKill.movements < count, "the kill came too late to test anything")

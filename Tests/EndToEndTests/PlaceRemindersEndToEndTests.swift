@@ -124,11 +124,11 @@ struct PlaceRemindersEndToEndTests {
           try await Task.sleep(for: .seconds(20))
           throw CancellationError()  // the stream never got both firings
         }
-        while streamed.all.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the stream got the first firing") { !streamed.all.isEmpty }
         #expect(try await Self.report(Self.work, as: "eve", on: app).isEmpty)
         #expect(try await Self.report(Self.work, as: "ava", on: app) == ["Call mom"])
         #expect(try await Self.report(Self.work, as: "ava", on: app).isEmpty)  // still there
-        while streamed.all.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("the stream got the second firing") { streamed.all.count >= 2 }
         #expect(try await Self.report(Self.away, as: "ava", on: app).isEmpty)
         #expect(try await Self.report(Self.work, as: "ava", on: app) == ["Call mom"])
         try await group.next()

@@ -69,8 +69,12 @@ struct RelayTests {
             }
           }
           // Cancel once most streams are open and some are still opening.
-          while opened.value.load(ordering: .relaxed) < perRound * 3 / 4 {
-            try? await Task.sleep(for: .milliseconds(5))
+          do {
+            try await waitUntil("\(perRound * 3 / 4) of round \(round)'s streams are open", every: .milliseconds(5)) {
+              opened.value.load(ordering: .relaxed) >= perRound * 3 / 4
+            }
+          } catch {
+            Issue.record(error, "\(opened.value.load(ordering: .relaxed)) streams opened")
           }
           group.cancelAll()
         }

@@ -22,6 +22,9 @@ class RawLoopbackConnection {
     self.socket = socket
     var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
     setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    // A peer that stops reading cannot hold a write (and the thread it runs on) for ever.
+    var writeTimeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(socket, SOL_SOCKET, SO_SNDTIMEO, &writeTimeout, socklen_t(MemoryLayout<timeval>.size))
   }
 
   deinit { close(socket) }

@@ -7,6 +7,7 @@ import GRPCNIOTransportHTTP2
 import IntentsKitTesting
 @testable import ServiceKit
 import Synchronization
+import Testing
 
 /// A gRPC server on a loopback port inside the test process, that a test can stop and start again
 /// on the same port (to kill a domain mid-test).
@@ -73,8 +74,29 @@ final class SocketServer: Sendable {
     let flag = Atomic<Bool>(false)
   }
 
-  func stop() async {
+  /// Stops as a service does at SIGTERM: GOAWAY, then the streams under way finish. A stream still
+  /// open after `limit` (one its peer never ended, or whose end never reached the handler) is a
+  /// failure of the test that left it: recorded, and the server is then cancelled rather than
+  /// waited for, so the run goes on.
+  func stop(within limit: Duration = .seconds(15)) async {
     server.beginGracefulShutdown()
-    _ = try? await task.value
+    let task = self.task
+    let drained = await withTaskGroup(of: Bool.self) { group in
+      group.addTask {
+        _ = try? await task.value
+        return true
+      }
+      group.addTask {
+        try? await Task.sleep(for: limit)
+        return false
+      }
+      let first = await group.next() ?? false
+      if !first { task.cancel() }
+      group.cancelAll()
+      return first
+    }
+    if !drained {
+      Issue.record("the server on port \(port) still had streams open \(limit) after GOAWAY; cancelled it")
+    }
   }
 }
