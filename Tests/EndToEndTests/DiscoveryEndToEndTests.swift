@@ -26,13 +26,11 @@ struct DiscoveryEndToEndTests {
   static func eventually(
     _ what: String, seconds: Double = 20, _ condition: () async throws -> Bool
   ) async throws {
-    let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-    while !(try await condition()) {
-      guard ContinuousClock.now < deadline else {
-        Issue.record("timed out waiting until \(what)")
-        throw ServiceProcess.Failure(description: "timed out waiting until \(what)")
-      }
-      try await Task.sleep(for: .milliseconds(50))
+    do {
+      try await waitUntil(what, limit: .milliseconds(Int64(seconds * 1000)), every: .milliseconds(50), condition)
+    } catch let timedOut as WaitTimedOut {
+      Issue.record("\(timedOut)")
+      throw ServiceProcess.Failure(description: "\(timedOut)")
     }
   }
 

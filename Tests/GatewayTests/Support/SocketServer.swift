@@ -6,7 +6,6 @@ import GRPCNIOTransportHTTP2
 @testable import IntentsKit
 import IntentsKitTesting
 @testable import ServiceKit
-import Synchronization
 import Testing
 
 /// A gRPC server on a loopback port inside the test process, that a test can stop and start again
@@ -47,31 +46,12 @@ final class SocketServer: Sendable {
   ///   it (a killed process has no such window: the kernel closes its sockets). Without it, streams
   ///   in flight are reset rather than finished.
   func kill(goAway: Bool = true) async {
-    if goAway {
-      server.beginGracefulShutdown()
-      // Streams the peer opened before the GOAWAY reached it are accepted (and then cancelled with
-      // the rest) rather than left unread when the serving task is cancelled, which traps: give them
-      // up to a second, less when the server drains by itself.
-      let drained = Drained()
-      let task = self.task
-      let watcher = Task {
-        _ = try? await task.value
-        drained.flag.store(true, ordering: .releasing)
-      }
-      let deadline = ContinuousClock.now + .seconds(1)
-      while ContinuousClock.now < deadline, !drained.flag.load(ordering: .acquiring) {
-        try? await Task.sleep(for: .milliseconds(20))
-      }
-      task.cancel()
-      await watcher.value
-    } else {
-      task.cancel()
-      _ = try? await task.value
-    }
-  }
-
-  private final class Drained: Sendable {
-    let flag = Atomic<Bool>(false)
+    // Streams the peer opened before the GOAWAY reached it are accepted (and then cancelled with
+    // the rest) rather than left unread when the serving task is cancelled, which traps: give them
+    // up to a second, less when the server drains by itself.
+    if goAway { _ = await drain(within: .seconds(1)) }
+    task.cancel()
+    _ = try? await task.value
   }
 
   /// Stops as a service does at SIGTERM: GOAWAY, then the streams under way finish. A stream still
@@ -79,9 +59,17 @@ final class SocketServer: Sendable {
   /// failure of the test that left it: recorded, and the server is then cancelled rather than
   /// waited for, so the run goes on.
   func stop(within limit: Duration = .seconds(15)) async {
+    if !(await drain(within: limit)) {
+      Issue.record("the server on port \(port) still had streams open \(limit) after GOAWAY; cancelled it")
+    }
+  }
+
+  /// GOAWAY, then waits up to `limit` for the server to drain; cancels it if it has not. Whether it
+  /// drained in time.
+  private func drain(within limit: Duration) async -> Bool {
     server.beginGracefulShutdown()
     let task = self.task
-    let drained = await withTaskGroup(of: Bool.self) { group in
+    return await withTaskGroup(of: Bool.self) { group in
       group.addTask {
         _ = try? await task.value
         return true
@@ -90,13 +78,10 @@ final class SocketServer: Sendable {
         try? await Task.sleep(for: limit)
         return false
       }
-      let first = await group.next() ?? false
-      if !first { task.cancel() }
+      let drained = await group.next() ?? false
+      if !drained { task.cancel() }
       group.cancelAll()
-      return first
-    }
-    if !drained {
-      Issue.record("the server on port \(port) still had streams open \(limit) after GOAWAY; cancelled it")
+      return drained
     }
   }
 }
