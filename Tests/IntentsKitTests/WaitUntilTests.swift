@@ -3,13 +3,14 @@ import Synchronization
 import Testing
 
 /// `waitUntil`, the bounded wait every polling test goes through: it returns once its condition
-/// holds and throws, naming what it waited for, once its limit has passed.
+/// holds and throws, naming what it waited for, once its limit has passed. The limits are generous:
+/// under the full suite other tests can hold this process's threads for seconds (seen in CI: ten).
 @Suite("waitUntil: every wait in a test is bounded")
 struct WaitUntilTests {
   @Test("returns as soon as the condition holds, polling until it does")
   func returnsWhenTheConditionHolds() async throws {
     let polls = Atomic<Int>(0)
-    try await waitUntil("the third poll", limit: .seconds(10), every: .milliseconds(1)) {
+    try await waitUntil("the third poll", limit: .seconds(120), every: .milliseconds(1)) {
       polls.add(1, ordering: .relaxed).newValue >= 3
     }
     #expect(polls.load(ordering: .relaxed) == 3)
@@ -23,7 +24,7 @@ struct WaitUntilTests {
     }
     let waited = ContinuousClock.now - started
     #expect(waited >= .milliseconds(200))
-    #expect(waited < .seconds(10))
+    #expect(waited < .seconds(120))
     #expect(error?.description.contains("a condition that never holds") == true)
   }
 
