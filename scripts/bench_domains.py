@@ -9,7 +9,8 @@ the CPU time the service spent per call (utime + stime from /proc over the measu
 ratio to the health check of the same round and load. Each round also measures the bare SQLite
 commit rate on the same disk (one row per transaction, WAL, synchronous=FULL) and durable payment
 Handles (clients/python/bench_payments.py: Confirm + Handle of a fresh INSendPaymentIntent each, at
-16 concurrent calls, on a fresh payments-service), and their ratio. The services' idle RSS is read
+16 concurrent calls, on a fresh payments-service; made by clients/c's intentmesh-pay-load when it is
+built), and their ratio. The services' idle RSS is read
 before the first load.
 
 Prints a line per run as it goes, then a table of medians with the spread (min–max) over rounds.
@@ -261,12 +262,19 @@ def bare_commits(work, seconds=2.0):
     return rate
 
 
+#: The C load for durable payments (scripts/build-c-clients), when built: it costs the machine a
+#: small part of the Python client's CPU per payment.
+C_LOAD = os.path.join(REPO, "clients", "c", "build", "intentmesh-pay-load")
+
+
 def durable_payments(binary, work, jwks, token, payments, concurrency):
     service = Service(binary, work, "payments-durable", jwks)
+    load = ["--c-load", C_LOAD] if os.path.exists(C_LOAD) else []
     try:
         done = subprocess.run(
             [sys.executable, os.path.join(REPO, "clients", "python", "bench_payments.py"), "--target",
-             f"127.0.0.1:{service.port}", "--payments", str(payments), "--concurrency", str(concurrency), "--round", "0"],
+             f"127.0.0.1:{service.port}", "--payments", str(payments), "--concurrency", str(concurrency), "--round", "0"]
+            + load,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=dict(os.environ, INTENTMESH_TOKEN=token))
         found = re.search(r"^result .*rate=([0-9.]+)", done.stdout, re.MULTILINE)
         if done.returncode != 0 or not found:
@@ -358,8 +366,9 @@ def main():
     print(f"\nbare SQLite commits (WAL, synchronous=FULL): {spread(commits)}/s")
     for suffix, rates in payments.items():
         payment_rate = statistics.median(rates)
-        print(f"durable payment Handles{suffix} at 16 concurrent (Confirm + Handle each): {spread(rates)}/s, "
-              f"×{payment_rate / commit_rate:.2f} of the bare commit rate")
+        client = "clients/c's intentmesh-pay-load" if os.path.exists(C_LOAD) else "Python grpc.aio"
+        print(f"durable payment Handles{suffix} at 16 concurrent (Confirm + Handle each, from {client}): "
+              f"{spread(rates)}/s, ×{payment_rate / commit_rate:.2f} of the bare commit rate")
 
 
 if __name__ == "__main__":

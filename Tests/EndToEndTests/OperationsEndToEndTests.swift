@@ -63,22 +63,23 @@ struct OperationsEndToEndTests {
     #expect(try await messaging.stop() == 0)
   }
 
-  @Test("the store's commits and the log syncs that made them durable are in the metrics")
+  @Test("the store's writes, commits and the log syncs that made them durable are in the metrics")
   func storeMetrics() async throws {
     let file = TemporaryDatabaseFile("store-metrics")
     defer { file.remove() }
     let messaging = try await ServiceProcess("messaging-service", arguments: ["--port", "0", "--database", file.path])
     let port = try await Self.metricsPort(of: messaging)
-    func counts() throws -> (commits: Double, syncs: Double) {
+    func counts() throws -> (writes: Double, commits: Double, syncs: Double) {
       let body = try MetricsScrape.get(port: port).body
       return (
+        MetricsScrape.value(in: body, "intentmesh_store_writes_total ") ?? -1,
         MetricsScrape.value(in: body, "intentmesh_store_commits_total ") ?? -1,
         MetricsScrape.value(in: body, "intentmesh_store_syncs_total ") ?? -1
       )
     }
     // Migrations and seed data were committed, and made durable, before the service answered.
     let before = try counts()
-    #expect(before.commits >= 1)
+    #expect(before.commits >= 1 && before.commits <= before.writes)
     #expect(before.syncs >= 1 && before.syncs <= before.commits)
     try await Loopback.withClient(port: messaging.port) { grpc in
       let client = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
@@ -96,8 +97,9 @@ struct OperationsEndToEndTests {
       }
     }
     let after = try counts()
+    // One after the other: each a commit of its own, and each waited for a sync of its own.
+    #expect(after.writes == before.writes + 2)
     #expect(after.commits == before.commits + 2)
-    // One after the other, each waited for a sync of its own.
     #expect(after.syncs == before.syncs + 2)
     #expect(try await messaging.stop() == 0)
   }

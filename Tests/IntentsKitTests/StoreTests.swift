@@ -45,11 +45,12 @@ struct StoreTests {
       #expect(mode == "wal")
       #expect(sync == 1)
       let durability = try #require(store.durability)
-      #expect((durability.commits, durability.durableCommits, durability.syncs) == (1, 1, 1))
+      #expect(
+        (durability.writes, durability.commits, durability.durableCommits, durability.syncs) == (1, 1, 1, 1))
     }
   }
 
-  @Test("a write returns only once a sync covers its commit; concurrent writes share syncs")
+  @Test("a write returns only once a sync covers its commit; concurrent writes share commits and syncs")
   func groupCommit() async throws {
     try await withStore { store, _ in
       try await SchemaMigrator.migrate(store, Self.migrations)
@@ -57,7 +58,7 @@ struct StoreTests {
       try await withThrowingTaskGroup(of: Void.self) { group in
         for n in 0..<200 {
           group.addTask {
-            // Inside the transaction, the commits before it are counted: it will be the next.
+            // Inside the transaction, the commits before it are counted: its own is a later one.
             let sequence = try await store.write { database in
               try await database.raw("INSERT INTO t (n) VALUES (\(bind: n))").run()
               return (store.durability?.commits ?? 0) + 1
@@ -68,11 +69,113 @@ struct StoreTests {
         try await group.waitForAll()
       }
       let after = try #require(store.durability)
-      #expect(after.commits == before.commits + 200)
+      #expect(after.writes == before.writes + 200)
+      #expect(after.commits > before.commits)
+      #expect(after.commits - before.commits <= 200)
       #expect(after.durableCommits == after.commits)
       #expect(after.syncs > before.syncs)
-      #expect(after.syncs - before.syncs <= 200)
+      #expect(after.syncs - before.syncs <= after.commits - before.commits)
       #expect(try await Self.count(store) == 200)
+    }
+  }
+
+  /// Runs `first` as a write that holds the writer until `queued` writes wait behind it, then runs
+  /// them all: those writes share the first one's SQLite transaction.
+  static func batch<T: Sendable>(
+    _ store: SQLiteStore, first: @escaping @Sendable (any SQLDatabase) async throws -> Void,
+    queued: [@Sendable (any SQLDatabase) async throws -> T]
+  ) async -> (first: Result<Void, any Error>, queued: [Result<T, any Error>]) {
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    let (holding, held) = AsyncStream.makeStream(of: Void.self)
+    let head = Task {
+      try await store.write { database in
+        try await first(database)
+        held.yield()
+        for await _ in gate { break }
+      }
+    }
+    // The first write holds the writer before any other is started.
+    for await _ in holding { break }
+    var results: [Int: Result<T, any Error>] = [:]
+    await withTaskGroup(of: (Int, Result<T, any Error>).self) { group in
+      for (index, body) in queued.enumerated() {
+        // One at a time, so that they queue in this order.
+        try? await waitUntil("write \(index) queues", limit: .seconds(60)) { store.writesWaiting == index }
+        group.addTask {
+          do { return (index, .success(try await store.write(body))) } catch { return (index, .failure(error)) }
+        }
+      }
+      try? await waitUntil("every write queues", limit: .seconds(60)) { store.writesWaiting == queued.count }
+      open.yield()
+      for await (index, result) in group { results[index] = result }
+    }
+    let firstResult: Result<Void, any Error>
+    do { firstResult = .success(try await head.value) } catch { firstResult = .failure(error) }
+    return (firstResult, queued.indices.map { results[$0]! })
+  }
+
+  static func insert(_ n: Int) -> @Sendable (any SQLDatabase) async throws -> Void {
+    { database in try await database.raw("INSERT INTO t (n) VALUES (\(bind: n))").run() }
+  }
+
+  static func numbers(_ store: any IntentStore) async throws -> [Int] {
+    try await store.read { database in
+      try await database.raw("SELECT n FROM t ORDER BY n").all().map { try $0.decode(column: "n", as: Int.self) }
+    }
+  }
+
+  @Test("writes that queue behind a running one share its SQLite transaction: one commit, one sync")
+  func writesQueuedShareACommit() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      let before = try #require(store.durability)
+      let outcome = await Self.batch(store, first: Self.insert(0), queued: (1...10).map(Self.insert))
+      #expect((try? outcome.first.get()) != nil)
+      #expect(outcome.queued.allSatisfy { (try? $0.get()) != nil })
+      let after = try #require(store.durability)
+      #expect(after.writes == before.writes + 11)
+      #expect(after.commits == before.commits + 1)
+      #expect(after.durableCommits == after.commits)
+      #expect(try await Self.numbers(store) == Array(0...10))
+    }
+  }
+
+  @Test("a write that fails inside a batch is undone alone; the writes before and after it stay")
+  func failedWriteInBatchIsUndoneAlone() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      struct Boom: Error {}
+      let failing: @Sendable (any SQLDatabase) async throws -> Void = { database in
+        try await database.raw("INSERT INTO t (n) VALUES (2)").run()
+        try await database.raw("INSERT INTO t (n) VALUES (20)").run()
+        throw Boom()
+      }
+      let outcome = await Self.batch(store, first: Self.insert(0), queued: [Self.insert(1), failing, Self.insert(3)])
+      #expect((try? outcome.first.get()) != nil)
+      #expect((try? outcome.queued[0].get()) != nil)
+      #expect(throws: Boom.self) { try outcome.queued[1].get() }
+      #expect((try? outcome.queued[2].get()) != nil)
+      #expect(try await Self.numbers(store) == [0, 1, 3])
+    }
+  }
+
+  @Test("when the shared transaction ends under its writes, each of them fails and none is kept")
+  func endedBatchFailsEveryWrite() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      struct Aborted: Error {}
+      // What SQLite does after some I/O errors: the transaction is rolled back whole.
+      let aborting: @Sendable (any SQLDatabase) async throws -> Void = { database in
+        try await database.raw("ROLLBACK").run()
+        throw Aborted()
+      }
+      let outcome = await Self.batch(store, first: Self.insert(0), queued: [Self.insert(1), aborting, Self.insert(3)])
+      #expect(throws: Aborted.self) { try outcome.first.get() }
+      #expect(throws: Aborted.self) { try outcome.queued[0].get() }
+      #expect(throws: Aborted.self) { try outcome.queued[1].get() }
+      // The write after it began a transaction of its own.
+      #expect((try? outcome.queued[2].get()) != nil)
+      #expect(try await Self.numbers(store) == [3])
     }
   }
 

@@ -1,10 +1,16 @@
 """Load for scripts/bench-payments: N SendPayments of 1.00 USD (Confirm, then Handle with its
 confirmation token; $INTENTMESH_TOKEN on both), each with its own intent
 identifier, at a fixed concurrency; every answer must be a success, and Rainbow Checking must have
-gone down by exactly N × 1.00 afterwards."""
+gone down by exactly N × 1.00 afterwards.
+
+The payments come from this process (grpc.aio), or, with --c-load, from clients/c's
+intentmesh-pay-load (C threads, a small part of this client's CPU per payment: on a machine of
+two cores the figure is then the service's, not the client's); the balance is audited here either way."""
 import argparse
 import asyncio
 import os
+import re
+import subprocess
 import sys
 import time
 import uuid
@@ -56,10 +62,29 @@ async def main():
     parser.add_argument("--payments", type=int, default=1200)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--round", default="1")
+    parser.add_argument("--c-load", help="clients/c/build/intentmesh-pay-load: make the payments with it")
     args = parser.parse_args()
     async with grpc.aio.insecure_channel(args.target) as channel:
         stub = extension_service_pb2_grpc.IntentsExtensionStub(channel)
         before = await checking_balance(stub)
+        if args.c_load:
+            done = subprocess.run(
+                [args.c_load, "--target", args.target, "--payments", str(args.payments),
+                 "--concurrency", str(args.concurrency), "--round", str(args.round)],
+                capture_output=True, text=True)
+            if done.returncode != 0:
+                sys.exit(f"intentmesh-pay-load failed ({done.returncode}): {done.stderr.strip()}")
+            figures = re.search(r"rate=([0-9.]+) p50_ms=([0-9.]+) p99_ms=([0-9.]+)", done.stdout)
+            if not figures:
+                sys.exit(f"intentmesh-pay-load printed no result: {done.stdout!r}")
+            after = await checking_balance(stub)
+            if before - after != args.payments * 100:
+                sys.exit(f"Rainbow Checking went from {before} to {after} cents, expected -{args.payments * 100}")
+            print(
+                f"result round={args.round} concurrency={args.concurrency} payments={args.payments} "
+                f"rate={figures[1]} p50_ms={figures[2]} p99_ms={figures[3]} balance_checked=yes load=c"
+            )
+            return
         requests = [handle_request(f"bench-{uuid.uuid4().hex}") for _ in range(args.payments)]
         latencies = []
         failures = []
@@ -91,7 +116,7 @@ async def main():
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
     print(
         f"result round={args.round} concurrency={args.concurrency} payments={args.payments} "
-        f"rate={args.payments / elapsed:.1f} p50_ms={p50:.2f} p99_ms={p99:.2f} balance_checked=yes"
+        f"rate={args.payments / elapsed:.1f} p50_ms={p50:.2f} p99_ms={p99:.2f} balance_checked=yes load=python"
     )
 
 

@@ -123,7 +123,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
           guard earlier.intentClass == intent.intentClass, registration.samePayload(payload, earlier.payload) else {
             throw IntentMeshError.identifierReused(identifier: intent.identifier, intentClass: intent.intentClass)
           }
-          var replay = try Intentmesh_V1_HandleResponse(serializedBytes: earlier.response)
+          var replay = InteractionBuilder.restored(try Intentmesh_V1_HandleResponse(serializedBytes: earlier.response))
           replay.replayed = true
           return replay
         }
@@ -132,7 +132,8 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
         try await HandledIntentLedger.record(
           userID: intentContext.userID, identifier: intent.identifier,
           entry: .init(
-            intentClass: intent.intentClass, payload: payloadBytes, response: try response.serializedBytes()),
+            intentClass: intent.intentClass, payload: payloadBytes,
+            response: try InteractionBuilder.storable(response).serializedBytes()),
           at: intentContext.now.epochMilliseconds, in: database)
         return response
       }

@@ -36,4 +36,32 @@ enum InteractionBuilder {
     interaction.intentResponse = response
     return (response, interaction)
   }
+
+  /// The interaction `build` made with `response`: the one the response's user activity carries,
+  /// whose intent response is the response itself, user activity included. A stored answer keeps
+  /// the response alone when its interaction is this one (`storable`), and gets it back so.
+  static func interaction(of response: Intentmesh_V1_IntentResponse) -> Intentmesh_V1_Interaction {
+    var interaction = response.userActivity.interaction
+    interaction.intentResponse = response
+    return interaction
+  }
+
+  /// `answer` as the handled-intent ledger keeps it: without its interaction when that is the one
+  /// its response carries (`interaction(of:)`) — it would repeat the response's bytes twice more.
+  static func storable(_ answer: Intentmesh_V1_HandleResponse) -> Intentmesh_V1_HandleResponse {
+    guard answer.hasInteraction, answer.response.userActivity.hasInteraction,
+      interaction(of: answer.response) == answer.interaction
+    else { return answer }
+    var stored = answer
+    stored.clearInteraction()
+    return stored
+  }
+
+  /// A stored answer as it was given (`storable` undone); an answer stored whole is returned as is.
+  static func restored(_ stored: Intentmesh_V1_HandleResponse) -> Intentmesh_V1_HandleResponse {
+    guard !stored.hasInteraction, stored.response.userActivity.hasInteraction else { return stored }
+    var answer = stored
+    answer.interaction = interaction(of: stored.response)
+    return answer
+  }
 }

@@ -29,6 +29,10 @@ final class AsyncLock: Sendable {
   /// Lets the next waiter, if any, take the lock.
   func unlock() { release() }
 
+  /// How many tasks wait for the lock: asked by its holder, when there are any, the first is the
+  /// next to hold it.
+  var waiting: Int { state.withLock { $0.waiters.count } }
+
   private func tryAcquire() -> Bool {
     state.withLock { state in
       guard !state.locked else { return false }

@@ -30,7 +30,9 @@ final class GroupCommit: Sendable {
 
   /// Commits made, commits durable, and syncs that made them so.
   var progress: SQLiteStore.Durability {
-    state.withLock { SQLiteStore.Durability(commits: $0.committed, durableCommits: $0.durable, syncs: $0.syncs) }
+    state.withLock {
+      SQLiteStore.Durability(writes: 0, commits: $0.committed, durableCommits: $0.durable, syncs: $0.syncs)
+    }
   }
 
   /// Returns once every commit made so far (all a read may have seen) is on the disk; one lock when

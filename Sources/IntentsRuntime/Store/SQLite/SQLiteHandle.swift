@@ -105,6 +105,12 @@ final class SQLiteHandle: @unchecked Sendable {
     return ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
   }
 
+  /// Whether a transaction is open on the connection (SQLite ends one itself after some errors).
+  var inTransaction: Bool {
+    guard let raw else { return false }
+    return sqlite_nio_sqlite3_get_autocommit(raw) == 0
+  }
+
   /// How long a statement waits for another connection's lock before failing `SQLITE_BUSY`.
   func setBusyTimeout(milliseconds: Int32) {
     if let raw { sqlite_nio_sqlite3_busy_timeout(raw, milliseconds) }

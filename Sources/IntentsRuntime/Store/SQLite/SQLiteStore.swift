@@ -10,11 +10,13 @@ internal import Synchronization
 /// a single writer; transactions run one at a time) and a few reader connections that WAL lets
 /// read in parallel with the writer.
 ///
-/// A transaction's statements run in place, on the task that runs it (`SQLiteHandle`). A write
-/// commits to the log without waiting on the disk (`synchronous=NORMAL`) and is answered once a
-/// sync of the log covers it (`GroupCommit`): a commit acknowledged is on the disk, as with
-/// `synchronous=FULL`, but concurrent writes share one sync instead of paying one each, and the
-/// write lock is not held while the disk works. A read is answered only once the commits it may
+/// A transaction's statements run in place, on the task that runs it (`SQLiteHandle`). Writes that
+/// queue for the writer while one runs share its SQLite transaction, each in a savepoint of its
+/// own, and the last commits for all (`WriteBatchState`): a page many of them change is written to
+/// the log once. A commit goes to the log without waiting on the disk (`synchronous=NORMAL`) and
+/// is answered once a sync of the log covers it (`GroupCommit`): a write acknowledged is on the
+/// disk, as with `synchronous=FULL`, but concurrent writes share one sync instead of paying one
+/// each, and the write lock is not held while the disk works. A read is answered only once the commits it may
 /// have seen are durable too, so no answer shows what a power loss could take back. `BEGIN
 /// IMMEDIATE` runs in place when the write lock is free; when another process on the same file
 /// holds it, it waits for it on the store's thread pool, holding no thread of the caller's.
@@ -27,6 +29,13 @@ package final class SQLiteStore: IntentStore {
   }
 
   private let writer: Lane
+  /// The SQLite transaction the writer's lock holder continues, left open by the last holder for
+  /// the writes that queued behind it; read and changed only while holding that lock.
+  private let openBatch = Mutex<WriteBatch?>(nil)
+  /// A batch commits once this many writes have entered it, even if more wait.
+  private static let maxWritesPerBatch = 64
+  /// Writes whose work was committed.
+  private let writes = Atomic<UInt64>(0)
   private let readers: [Lane]
   private let nextReader = Atomic<Int>(0)
   private let threadPool: NIOThreadPool
@@ -97,20 +106,80 @@ package final class SQLiteStore: IntentStore {
   }
 
   private func writeTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    let (result, sequence) = try await writer.lock.withLock {
-      try await begin()
+    let (result, batch) = try await writer.lock.withLock {
+      let batch = try await continuedOrNewBatch()
+      batch.enter()
+      let result: T
       do {
-        let result = try await body(writer.database)
-        try writer.handle.run("COMMIT", []) { _ in }
-        return (result, groupCommit?.committed())
+        try writer.handle.run("SAVEPOINT write", []) { _ in }
+        result = try await body(writer.database)
+        try writer.handle.run("RELEASE write", []) { _ in }
       } catch {
-        try? writer.handle.run("ROLLBACK", []) { _ in }
-        writer.handle.readCache.clear()
+        leave(batch, after: error)
+        endOrLeaveOpen(batch)
         throw error
       }
+      batch.join()
+      endOrLeaveOpen(batch)
+      return (result, batch)
     }
+    let sequence = try await batch.committed()
     if let sequence { try await groupCommit?.waitUntilDurable(sequence) }
     return result
+  }
+
+  /// The batch the last holder of the writer's lock left open, or a new one (`BEGIN IMMEDIATE`).
+  private func continuedOrNewBatch() async throws -> WriteBatch {
+    if let open = openBatch.withLock({ $0 }), open.isOpen { return open }
+    try await begin()
+    let batch = WriteBatch()
+    openBatch.withLock { $0 = batch }
+    return batch
+  }
+
+  /// Undoes the work of a write that failed: back to its savepoint, the batch's other writes kept;
+  /// the whole batch fails when SQLite has ended the transaction itself (as it may after an I/O
+  /// or full-disk error) or the savepoint cannot be undone.
+  private func leave(_ batch: WriteBatch, after error: any Error) {
+    defer { writer.handle.readCache.clear() }
+    guard writer.handle.inTransaction else {
+      batch.fail(error)
+      return
+    }
+    do {
+      try writer.handle.run("ROLLBACK TO write", []) { _ in }
+      try writer.handle.run("RELEASE write", []) { _ in }
+    } catch {
+      try? writer.handle.run("ROLLBACK", []) { _ in }
+      batch.fail(error)
+    }
+  }
+
+  /// With the writer's lock still held: leaves the batch open for the write waiting for the lock,
+  /// if one is and the batch has room, or ends it — `COMMIT`, numbered for group commit — and
+  /// wakes its writes.
+  private func endOrLeaveOpen(_ batch: WriteBatch) {
+    guard batch.isOpen else {
+      openBatch.withLock { $0 = nil }
+      return
+    }
+    if writer.lock.waiting > 0, batch.members < Self.maxWritesPerBatch { return }
+    endOpenBatch()
+  }
+
+  /// Commits the open batch, if any (the writer's lock held).
+  private func endOpenBatch() {
+    guard let batch = openBatch.withLock({ $0.take() }), batch.isOpen else { return }
+    do {
+      try writer.handle.run("COMMIT", []) { _ in }
+    } catch {
+      try? writer.handle.run("ROLLBACK", []) { _ in }
+      writer.handle.readCache.clear()
+      batch.fail(error)
+      return
+    }
+    writes.add(UInt64(batch.joined), ordering: .relaxed)
+    batch.commit(sequence: groupCommit?.committed())
   }
 
   private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -157,7 +226,9 @@ package final class SQLiteStore: IntentStore {
 
   /// How group commit has gone so far in this process.
   struct Durability: Sendable, Equatable {
-    /// Write transactions committed.
+    /// Writes committed (`write` calls whose work happened).
+    var writes: UInt64
+    /// SQLite transactions committed: each carries one or more writes.
     var commits: UInt64
     /// Of those, how many are known to be on the disk.
     var durableCommits: UInt64
@@ -165,10 +236,20 @@ package final class SQLiteStore: IntentStore {
     var syncs: UInt64
   }
 
-  /// Commits and syncs so far; nil for an in-memory store.
-  var durability: Durability? { groupCommit?.progress }
+  /// How many writes wait for the writer's lock.
+  var writesWaiting: Int { writer.lock.waiting }
+
+  /// Writes, commits and syncs so far; nil for an in-memory store.
+  var durability: Durability? {
+    guard var progress = groupCommit?.progress else { return nil }
+    progress.writes = writes.load(ordering: .relaxed)
+    return progress
+  }
 
   package func close() async throws {
+    // A batch left open for a write that queued behind it is ended by that write; this only
+    // guards against the close itself being the one that queued.
+    await writer.lock.withLock { endOpenBatch() }
     try await groupCommit?.close()
     for lane in readers + [writer] {
       await lane.lock.withLock { lane.handle.close() }
