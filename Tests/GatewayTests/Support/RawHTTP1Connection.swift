@@ -10,7 +10,7 @@ import IntentsKitTesting
 /// An HTTP/1.1 client on a blocking loopback socket that writes exactly the bytes it is given and
 /// reads one response at a time (Content-Length or chunked): what curl and browsers send to the
 /// gateway's public port, and what a slow or hostile peer sends.
-final class RawHTTP1Connection: RawLoopbackConnection {
+final class RawHTTP1Connection: RawLoopbackConnection, @unchecked Sendable {
   struct Response: Sendable {
     var status: Int
     var headers: [(String, String)]

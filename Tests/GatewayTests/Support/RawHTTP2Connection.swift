@@ -12,8 +12,8 @@ import NIOHPACK
 /// A client that writes HTTP/2 frames byte by byte on a blocking loopback socket: for what
 /// generated clients never send (CONTINUATION, padding, unknown frame types, protocol errors, a
 /// zero window) and to read exactly what the relay answers.
-final class RawHTTP2Connection: RawLoopbackConnection {
-  struct Frame: CustomStringConvertible {
+final class RawHTTP2Connection: RawLoopbackConnection, @unchecked Sendable {
+  struct Frame: CustomStringConvertible, Sendable {
     var type: UInt8
     var flags: UInt8
     var stream: UInt32

@@ -8,8 +8,13 @@ import IntentsKitTesting
 #endif
 
 /// A blocking loopback socket that writes exactly the bytes it is given and reads with a short
-/// timeout: the ground the raw HTTP/1.1 and HTTP/2 test clients stand on.
-class RawLoopbackConnection {
+/// timeout: the ground the raw HTTP/1.1 and HTTP/2 test clients stand on. A test calls what may
+/// wait on the socket through `offThePool`, so that no thread of Swift's cooperative pool (one per
+/// core) is blocked while the servers under test need it.
+///
+/// @unchecked Sendable: a test uses a connection from one task at a time, and `offThePool` hands
+/// it to one thread and waits for that thread to finish with it.
+class RawLoopbackConnection: @unchecked Sendable {
   enum Failure: Error { case connect, closed, timedOut, malformed(String) }
 
   let socket: Int32
