@@ -167,7 +167,9 @@ struct RelayDefenceTests {
       connection.write(Raw.frame(type: 1, flags: 0x4, stream: 1, payload: try connection.headerBlock(headers)))
       connection.write(
         Raw.frame(type: 0, flags: 0x1, stream: 1, payload: try RelayWireTests.resolveMessage(identifier: "bad")))
-      let frames = try await offThePool { try connection.readFrames { $0.stream == 1 && ($0.type == 3 || $0.type == 1) } }
+      let frames = try await offThePool {
+        try connection.readFrames { $0.stream == 1 && ($0.type == 3 || $0.type == 1) }
+      }
       #expect(frames.last?.type == 3, "\(name): answered \(frames.last.map { "\($0)" } ?? "nothing")")
       #expect(frames.last?.payload == [0, 0, 0, 1], "\(name)")
       // The same connection serves a good call next.
