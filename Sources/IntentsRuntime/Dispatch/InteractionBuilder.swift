@@ -2,6 +2,7 @@ internal import IntentsKit
 internal import Foundation
 internal import IntentMeshProtos
 internal import SwiftProtobuf
+internal import ServiceKit
 
 /// Builds the envelope SiriKit would: the response with its code, the interaction, and the default
 /// user activity (type = intent class name, carrying the interaction) when the handler gave none.
@@ -11,7 +12,7 @@ enum InteractionBuilder {
     answer: HandlerAnswer,
     status: Intentmesh_V1_IntentHandlingStatus,
     date: Date,
-    identifier: String = UUID().uuidString
+    identifier: String = UUIDStringGenerator.shared.next()
   ) -> (response: Intentmesh_V1_IntentResponse, interaction: Intentmesh_V1_Interaction) {
     var response = Intentmesh_V1_IntentResponse.with {
       $0.intentClass = intent.intentClass

@@ -16,7 +16,7 @@ package enum RequestID {
     {
       return candidate
     }
-    return RequestIDGenerator.shared.next()
+    return UUIDStringGenerator.shared.next()
   }
 }
 

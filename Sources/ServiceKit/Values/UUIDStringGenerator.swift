@@ -1,12 +1,14 @@
 internal import Synchronization
 
-/// New request ids in the shape of a random UUID ("8-4-4-4-12" lowercase hex, version 4), made
+/// New identifiers in the shape of a random UUID ("8-4-4-4-12" lowercase hex, version 4), made
 /// without a system call: a xoshiro256** generator seeded once from the system's random source.
 /// Foundation's `UUID()` opens and reads /dev/urandom for every id, three system calls on each relayed
-/// call. Request ids correlate logs; they are not secrets.
-package final class RequestIDGenerator: Sendable {
+/// call. For what only names or correlates — request ids, interaction identifiers — not for
+/// secrets, nor for stored records' identifiers (`UUIDIdentifierGenerator`): a run of its output
+/// tells what comes next.
+package final class UUIDStringGenerator: Sendable {
   /// The generator every server in the process shares.
-  package static let shared = RequestIDGenerator()
+  package static let shared = UUIDStringGenerator()
 
   private let state: Mutex<Xoshiro256StarStar>
   private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
