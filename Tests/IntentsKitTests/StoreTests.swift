@@ -179,6 +179,32 @@ struct StoreTests {
     }
   }
 
+  @Test("an in-memory store, whose reads wait for the writer's lock, commits each write alone")
+  func inMemoryWritesAndReadsQueued() async throws {
+    let store = try await SQLiteStore.open(path: ":memory:", logger: Logger(label: "test"))
+    try await SchemaMigrator.migrate(store, Self.migrations)
+    let (gate, open) = AsyncStream.makeStream(of: Void.self)
+    let (holding, held) = AsyncStream.makeStream(of: Void.self)
+    let head = Task {
+      try await store.write { database in
+        try await Self.insert(0)(database)
+        held.yield()
+        for await _ in gate { break }
+      }
+    }
+    for await _ in holding { break }
+    let queuedWrite = Task { try await store.write(Self.insert(1)) }
+    try await waitUntil("the write queues") { store.writesWaiting == 1 }
+    let queuedRead = Task { try await Self.numbers(store) }
+    try await waitUntil("the read queues") { store.writesWaiting == 2 }
+    open.yield()
+    try await head.value
+    try await queuedWrite.value
+    #expect(try await queuedRead.value == [0, 1])
+    #expect(try await Self.numbers(store) == [0, 1])
+    try await store.close()
+  }
+
   @Test("migrations apply once")
   func migrations() async throws {
     try await withStore { store, _ in

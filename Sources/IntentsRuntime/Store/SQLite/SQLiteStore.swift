@@ -16,8 +16,8 @@ internal import Synchronization
 /// the log once. A commit goes to the log without waiting on the disk (`synchronous=NORMAL`) and
 /// is answered once a sync of the log covers it (`GroupCommit`): a write acknowledged is on the
 /// disk, as with `synchronous=FULL`, but concurrent writes share one sync instead of paying one
-/// each, and the write lock is not held while the disk works. A read is answered only once the commits it may
-/// have seen are durable too, so no answer shows what a power loss could take back. `BEGIN
+/// each, and the write lock is not held while the disk works. A read is answered only once the
+/// commits it may have seen are durable too, so no answer shows what a power loss could take back. `BEGIN
 /// IMMEDIATE` runs in place when the write lock is free; when another process on the same file
 /// holds it, it waits for it on the store's thread pool, holding no thread of the caller's.
 package final class SQLiteStore: IntentStore {
@@ -157,13 +157,14 @@ package final class SQLiteStore: IntentStore {
 
   /// With the writer's lock still held: leaves the batch open for the write waiting for the lock,
   /// if one is and the batch has room, or ends it — `COMMIT`, numbered for group commit — and
-  /// wakes its writes.
+  /// wakes its writes. An in-memory store reads on its writer's connection too, so what waits for
+  /// that lock may be a read: it has no disk to share a sync of, and commits each write alone.
   private func endOrLeaveOpen(_ batch: WriteBatch) {
     guard batch.isOpen else {
       openBatch.withLock { $0 = nil }
       return
     }
-    if writer.lock.waiting > 0, batch.members < Self.maxWritesPerBatch { return }
+    if groupCommit != nil, writer.lock.waiting > 0, batch.members < Self.maxWritesPerBatch { return }
     endOpenBatch()
   }
 
