@@ -85,17 +85,8 @@ struct StoreTests {
     _ store: SQLiteStore, first: @escaping @Sendable (any SQLDatabase) async throws -> Void,
     queued: [@Sendable (any SQLDatabase) async throws -> T]
   ) async -> (first: Result<Void, any Error>, queued: [Result<T, any Error>]) {
-    let (gate, open) = AsyncStream.makeStream(of: Void.self)
-    let (holding, held) = AsyncStream.makeStream(of: Void.self)
-    let head = Task {
-      try await store.write { database in
-        try await first(database)
-        held.yield()
-        for await _ in gate { break }
-      }
-    }
     // The first write holds the writer before any other is started.
-    for await _ in holding { break }
+    let held = await HeldWrite(store, first: first)
     var results: [Int: Result<T, any Error>] = [:]
     await withTaskGroup(of: (Int, Result<T, any Error>).self) { group in
       for (index, body) in queued.enumerated() {
@@ -106,12 +97,32 @@ struct StoreTests {
         }
       }
       try? await waitUntil("every write queues", limit: .seconds(60)) { store.writesWaiting == queued.count }
-      open.yield()
+      held.release()
       for await (index, result) in group { results[index] = result }
     }
     let firstResult: Result<Void, any Error>
-    do { firstResult = .success(try await head.value) } catch { firstResult = .failure(error) }
+    do { firstResult = .success(try await held.head.value) } catch { firstResult = .failure(error) }
     return (firstResult, queued.indices.map { results[$0]! })
+  }
+
+  /// A write that runs `first`, then holds the writer until `release()`; made once it holds it.
+  struct HeldWrite {
+    let head: Task<Void, any Error>
+    let release: @Sendable () -> Void
+
+    init(_ store: SQLiteStore, first: @escaping @Sendable (any SQLDatabase) async throws -> Void) async {
+      let (gate, open) = AsyncStream.makeStream(of: Void.self)
+      let (holding, held) = AsyncStream.makeStream(of: Void.self)
+      head = Task {
+        try await store.write { database in
+          try await first(database)
+          held.yield()
+          for await _ in gate { break }
+        }
+      }
+      release = { open.yield() }
+      for await _ in holding { break }
+    }
   }
 
   static func insert(_ n: Int) -> @Sendable (any SQLDatabase) async throws -> Void {
@@ -183,22 +194,13 @@ struct StoreTests {
   func inMemoryWritesAndReadsQueued() async throws {
     let store = try await SQLiteStore.open(path: ":memory:", logger: Logger(label: "test"))
     try await SchemaMigrator.migrate(store, Self.migrations)
-    let (gate, open) = AsyncStream.makeStream(of: Void.self)
-    let (holding, held) = AsyncStream.makeStream(of: Void.self)
-    let head = Task {
-      try await store.write { database in
-        try await Self.insert(0)(database)
-        held.yield()
-        for await _ in gate { break }
-      }
-    }
-    for await _ in holding { break }
+    let held = await HeldWrite(store, first: Self.insert(0))
     let queuedWrite = Task { try await store.write(Self.insert(1)) }
     try await waitUntil("the write queues") { store.writesWaiting == 1 }
     let queuedRead = Task { try await Self.numbers(store) }
     try await waitUntil("the read queues") { store.writesWaiting == 2 }
-    open.yield()
-    try await head.value
+    held.release()
+    try await held.head.value
     try await queuedWrite.value
     #expect(try await queuedRead.value == [0, 1])
     #expect(try await Self.numbers(store) == [0, 1])

@@ -68,56 +68,62 @@ async def main():
         stub = extension_service_pb2_grpc.IntentsExtensionStub(channel)
         before = await checking_balance(stub)
         if args.c_load:
-            done = subprocess.run(
-                [args.c_load, "--target", args.target, "--payments", str(args.payments),
-                 "--concurrency", str(args.concurrency), "--round", str(args.round)],
-                capture_output=True, text=True)
-            if done.returncode != 0:
-                sys.exit(f"intentmesh-pay-load failed ({done.returncode}): {done.stderr.strip()}")
-            figures = re.search(r"rate=([0-9.]+) p50_ms=([0-9.]+) p99_ms=([0-9.]+)", done.stdout)
-            if not figures:
-                sys.exit(f"intentmesh-pay-load printed no result: {done.stdout!r}")
-            after = await checking_balance(stub)
-            if before - after != args.payments * 100:
-                sys.exit(f"Rainbow Checking went from {before} to {after} cents, expected -{args.payments * 100}")
-            print(
-                f"result round={args.round} concurrency={args.concurrency} payments={args.payments} "
-                f"rate={figures[1]} p50_ms={figures[2]} p99_ms={figures[3]} balance_checked=yes load=c"
-            )
-            return
-        requests = [handle_request(f"bench-{uuid.uuid4().hex}") for _ in range(args.payments)]
-        latencies = []
-        failures = []
-        queue = iter(requests)
-
-        async def worker():
-            for request in queue:
-                started = time.perf_counter()
-                # A payment is the user's yes and its effect: Confirm gives the token Handle needs.
-                confirmed = await stub.Confirm(
-                    extension_service_pb2.ConfirmRequest(context=request.context, intent=request.intent),
-                    metadata=metadata())
-                request.confirmation_token = confirmed.confirmation_token
-                answer = await stub.Handle(request, metadata=metadata())
-                latencies.append(time.perf_counter() - started)
-                if answer.response.code_name != "success" or answer.replayed:
-                    failures.append(answer.response.code_name)
-
-        started = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(args.concurrency)))
-        elapsed = time.perf_counter() - started
+            rate, p50, p99 = c_load(args)
+        else:
+            rate, p50, p99 = await python_load(stub, args)
         after = await checking_balance(stub)
-    if failures:
-        sys.exit(f"{len(failures)} payments did not succeed: {sorted(set(failures))}")
     if before - after != args.payments * 100:
         sys.exit(f"Rainbow Checking went from {before} to {after} cents, expected -{args.payments * 100}")
+    print(
+        f"result round={args.round} concurrency={args.concurrency} payments={args.payments} "
+        f"rate={rate:.1f} p50_ms={p50:.2f} p99_ms={p99:.2f} balance_checked=yes "
+        f"load={'c' if args.c_load else 'python'}"
+    )
+
+
+def c_load(args):
+    """The payments made by intentmesh-pay-load: its rate, p50 and p99 (ms)."""
+    done = subprocess.run(
+        [args.c_load, "--target", args.target, "--payments", str(args.payments),
+         "--concurrency", str(args.concurrency), "--round", str(args.round)],
+        capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"intentmesh-pay-load failed ({done.returncode}): {done.stderr.strip()}")
+    figures = re.search(r"rate=([0-9.]+) p50_ms=([0-9.]+) p99_ms=([0-9.]+)", done.stdout)
+    if not figures:
+        sys.exit(f"intentmesh-pay-load printed no result: {done.stdout!r}")
+    return float(figures[1]), float(figures[2]), float(figures[3])
+
+
+async def python_load(stub, args):
+    """The payments made from this process: their rate, p50 and p99 (ms)."""
+    requests = [handle_request(f"bench-{uuid.uuid4().hex}") for _ in range(args.payments)]
+    latencies = []
+    failures = []
+    queue = iter(requests)
+
+    async def worker():
+        for request in queue:
+            started = time.perf_counter()
+            # A payment is the user's yes and its effect: Confirm gives the token Handle needs.
+            confirmed = await stub.Confirm(
+                extension_service_pb2.ConfirmRequest(context=request.context, intent=request.intent),
+                metadata=metadata())
+            request.confirmation_token = confirmed.confirmation_token
+            answer = await stub.Handle(request, metadata=metadata())
+            latencies.append(time.perf_counter() - started)
+            if answer.response.code_name != "success" or answer.replayed:
+                failures.append(answer.response.code_name)
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(args.concurrency)))
+    elapsed = time.perf_counter() - started
+    if failures:
+        sys.exit(f"{len(failures)} payments did not succeed: {sorted(set(failures))}")
     latencies.sort()
     p50 = latencies[len(latencies) // 2] * 1000
     p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000
-    print(
-        f"result round={args.round} concurrency={args.concurrency} payments={args.payments} "
-        f"rate={args.payments / elapsed:.1f} p50_ms={p50:.2f} p99_ms={p99:.2f} balance_checked=yes load=python"
-    )
+    return args.payments / elapsed, p50, p99
 
 
 asyncio.run(main())
