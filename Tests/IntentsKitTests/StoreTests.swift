@@ -39,11 +39,16 @@ struct StoreTests {
       let mode = try await store.read {
         try await $0.raw("PRAGMA journal_mode").first()?.decode(column: "journal_mode", as: String.self)
       }
-      let sync = try await store.write {
-        try await $0.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self)
+      let (sync, temporary) = try await store.write { database in
+        (
+          try await database.raw("PRAGMA synchronous").first()?.decode(column: "synchronous", as: Int.self),
+          try await database.raw("PRAGMA temp_store").first()?.decode(column: "temp_store", as: Int.self)
+        )
       }
       #expect(mode == "wal")
       #expect(sync == 1)
+      // 2 = MEMORY: savepoint journals never spill to a temporary file.
+      #expect(temporary == 2)
       let durability = try #require(store.durability)
       #expect(
         (durability.writes, durability.commits, durability.durableCommits, durability.syncs) == (1, 1, 1, 1))
@@ -167,6 +172,29 @@ struct StoreTests {
       #expect(throws: Boom.self) { try outcome.queued[1].get() }
       #expect((try? outcome.queued[2].get()) != nil)
       #expect(try await Self.numbers(store) == [0, 1, 3])
+    }
+  }
+
+  @Test("a failing write in a batch that changed far more than 64 KiB of pages is undone alone")
+  func largeFailedWriteInBatchIsUndoneAlone() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      // ~20,000 rows (a few hundred KiB of pages) that the failing write then changes, every one.
+      try await store.write { database in
+        try await database.raw(
+          "WITH RECURSIVE c(x) AS (SELECT 100 UNION ALL SELECT x + 1 FROM c WHERE x < 20099) INSERT INTO t (n) SELECT x FROM c"
+        ).run()
+      }
+      struct Boom: Error {}
+      let failing: @Sendable (any SQLDatabase) async throws -> Void = { database in
+        try await database.raw("UPDATE t SET n = n + 1000000").run()
+        throw Boom()
+      }
+      let outcome = await Self.batch(store, first: Self.insert(1), queued: [failing, Self.insert(2)])
+      #expect((try? outcome.first.get()) != nil)
+      #expect(throws: Boom.self) { try outcome.queued[0].get() }
+      #expect((try? outcome.queued[1].get()) != nil)
+      #expect(try await Self.numbers(store) == [1, 2] + Array(100...20099))
     }
   }
 

@@ -71,10 +71,12 @@ package final class SQLiteStore: IntentStore {
         return Lane(handle: handle, database: SQLiteLaneDatabase(handle: handle, logger: logger, eventLoop: eventLoop))
       }
       // busy_timeout=0 on the writer: BEGIN IMMEDIATE tries the lock in place, and only when another
-      // process holds it waits (`begin()`).
+      // process holds it waits (`begin()`). temp_store=MEMORY keeps each write's savepoint journal
+      // in memory: on a file, SQLite spills it to a new temporary file once it passes 64 KiB (a
+      // payment's pages do) and writes every changed page there before changing it.
       let writer = try lane([
         "PRAGMA journal_mode=WAL", memory ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL",
-        "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=0",
+        "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=0", "PRAGMA temp_store=MEMORY",
       ])
       var readerLanes: [Lane] = []
       var groupCommit: GroupCommit?
