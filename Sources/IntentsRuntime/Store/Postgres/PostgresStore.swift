@@ -12,7 +12,8 @@ package import SQLKit
 /// lock). Hot rows (one user's balance) then cost a wait, not a storm of serialization failures.
 /// Reads run on a REPEATABLE READ snapshot beside the writer. A transaction the server still
 /// aborts (serialization failure, deadlock) is run again from the start. Commits are durable when
-/// they return (PostgreSQL's default `synchronous_commit=on`).
+/// they return (PostgreSQL's default `synchronous_commit=on`). A transaction runs on the event loop
+/// of its connection (`EventLoopTaskExecutor`), so its statements cost no thread hops.
 package final class PostgresStore: IntentStore {
   private let client: PostgresClient
   private let runner: Task<Void, Never>
@@ -107,15 +108,17 @@ package final class PostgresStore: IntentStore {
     while true {
       do {
         return try await client.withConnection { connection in
-          let database = connection.sql()
-          try await database.raw(SQLQueryString(begin)).run()
-          do {
-            let result = try await body(database)
-            try await database.raw("COMMIT").run()
-            return result
-          } catch {
-            _ = try? await database.raw("ROLLBACK").run()
-            throw error
+          try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+            let database = connection.sql()
+            try await database.raw(SQLQueryString(begin)).run()
+            do {
+              let result = try await body(database)
+              try await database.raw("COMMIT").run()
+              return result
+            } catch {
+              _ = try? await database.raw("ROLLBACK").run()
+              throw error
+            }
           }
         }
       } catch let error where attempt < Self.attempts && Self.isRetryable(error) {
