@@ -68,6 +68,22 @@ struct ServerOptionsTests {
     #expect(configuration.resolveInterval == .seconds(7))
   }
 
+  @Test("a domain runs its calls on their connections' event loops unless told pool; anything else is refused")
+  func callExecutor() throws {
+    func read(_ arguments: [String], _ environment: [String: String] = [:]) throws -> CallExecutor {
+      try ServiceOptions.parse(Self.jwks + arguments)
+        .configuration(defaultPort: 50061, defaultDatabase: ":memory:", environment: environment).callExecutor
+    }
+    #expect(try read([]) == .eventLoop)
+    #expect(try read([], ["INTENTMESH_CALL_EXECUTOR": "pool"]) == .pool)
+    #expect(try read(["--call-executor", "event-loop"], ["INTENTMESH_CALL_EXECUTOR": "pool"]) == .eventLoop)
+    #expect {
+      _ = try read(["--call-executor", "threads"])
+    } throws: { error in
+      (error as? ValidationError)?.message == "call executor threads is not one of event-loop, pool"
+    }
+  }
+
   @Test("a list is the flags, else the variable's comma-separated values")
   func lists() {
     let lookup = OptionLookup(["INTENTMESH_DOMAINS": " a:1, ,b:2 ", "EMPTY": ""])

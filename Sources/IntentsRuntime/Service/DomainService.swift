@@ -84,7 +84,7 @@ package struct DomainService: Sendable {
       serviceName: definition.serviceName, appName: manifest.proto.appName, board: board, logger: logger
     ) { try await server.listeningEndpoint }
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-      .init(service: GRPCServerService(server: server)), .init(service: readiness),
+      .init(service: GRPCServerService(server: server, calls: configuration.callExecutor)), .init(service: readiness),
       .init(service: KeySetRefresher(verifier: verifier, interval: authentication.refreshInterval)),
     ]
     if let metricsPort = configuration.metricsPort {

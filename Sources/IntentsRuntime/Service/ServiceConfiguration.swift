@@ -22,6 +22,8 @@ package struct ServiceConfiguration: Sendable {
   package var maxRequestMessageBytes: Int
   /// How long a connection may go without a call before the service sends GOAWAY and closes it.
   package var idleTimeout: Duration
+  /// Where calls run: on their connection's event loop (the default) or Swift's shared threads.
+  package var callExecutor: CallExecutor
   /// TLS on the service's port (mutual when it names a client CA); nil: plain h2c.
   package var tls: ServerTLS?
   /// The OpenTelemetry collector traces are sent to; nil: no spans are made.
@@ -38,11 +40,13 @@ package struct ServiceConfiguration: Sendable {
     logLevel: Logger.Level = .info,
     maxRequestMessageBytes: Int = 4 * 1024 * 1024,
     idleTimeout: Duration = .seconds(300),
+    callExecutor: CallExecutor = .eventLoop,
     otlpEndpoint: String? = nil,
     tls: ServerTLS? = nil,
     authentication: AuthenticationConfiguration? = nil
   ) {
     self.idleTimeout = idleTimeout
+    self.callExecutor = callExecutor
     self.otlpEndpoint = otlpEndpoint
     self.authentication = authentication
     self.tls = tls
