@@ -18,5 +18,4 @@ package enum CallExecutor: String, Sendable, CaseIterable {
     case .pool: nil
     }
   }
-
 }

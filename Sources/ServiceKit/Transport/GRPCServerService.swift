@@ -3,8 +3,8 @@ internal import ServiceLifecycle
 internal import NIOPosix
 
 /// Runs a gRPC server as a swift-service-lifecycle service: graceful shutdown stops new calls and
-/// lets the ones in flight finish.
-/// Its calls run where `calls` says (every task the server makes inherits the preference).
+/// lets the ones in flight finish. Its calls run where `calls` says: the server's task prefers that
+/// executor, and every connection and call task it makes inherits the preference.
 package struct GRPCServerService<Transport: ServerTransport>: Service {
   package let server: GRPCServer<Transport>
   private let executor: (any TaskExecutor)?
