@@ -37,6 +37,9 @@ package struct GatewayConfiguration: Sendable {
   package var maxRequestMessageBytes: Int
   /// Event-loop threads serving connections; nil: one per CPU core.
   package var eventLoops: Int?
+  /// Where the gateway's own gRPC server runs its calls: Swift's shared threads by default, since
+  /// the web side reaches it over one loopback connection, whose calls would share one loop.
+  package var callExecutor: CallExecutor
   /// What any one client of the public port may make the relay hold or do.
   package var relayLimits: RelayLimits
   /// How bearer tokens are checked on the gateway's own RPCs (the relay forwards them to the domain).
@@ -58,7 +61,8 @@ package struct GatewayConfiguration: Sendable {
     hostsFile: String? = nil, otlpEndpoint: String? = nil,
     refreshInterval: Duration = .seconds(10),
     defaultTimeout: Duration = .seconds(10), maximumTimeout: Duration = .seconds(60), logLevel: Logger.Level = .info,
-    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil, relayLimits: RelayLimits = .defaults,
+    maxRequestMessageBytes: Int = 4 * 1024 * 1024, eventLoops: Int? = nil,
+    callExecutor: CallExecutor = .pool, relayLimits: RelayLimits = .defaults,
     authentication: AuthenticationConfiguration, tls: ServerTLS? = nil, upstreamTLS: ClientTLS? = nil,
     cors: CORSPolicy = CORSPolicy(), webRoot: String? = nil, devTokensFrom: String? = nil
   ) {
@@ -83,6 +87,7 @@ package struct GatewayConfiguration: Sendable {
     self.logLevel = logLevel
     self.maxRequestMessageBytes = maxRequestMessageBytes
     self.eventLoops = eventLoops
+    self.callExecutor = callExecutor
     self.relayLimits = relayLimits
   }
 

@@ -95,7 +95,8 @@ package struct GatewayOptions: ParsableArguments {
     -> GatewayConfiguration
   {
     let lookup = OptionLookup(environment)
-    let server = try server.settings(defaultPort: Self.defaultPort, environment: environment)
+    let server = try server.settings(
+      defaultPort: Self.defaultPort, defaultCallExecutor: .pool, environment: environment)
     let endpoints = try lookup.list(domains, "INTENTMESH_DOMAINS").map { text in
       guard let endpoint = DomainEndpoint(text) else { throw ValidationError("\"\(text)\" is not host:port") }
       return endpoint
@@ -141,6 +142,7 @@ package struct GatewayOptions: ParsableArguments {
       maximumTimeout: .milliseconds(Int64((maximumTimeoutSeconds ?? 60) * 1000)),
       logLevel: server.logLevel,
       eventLoops: loops,
+      callExecutor: server.callExecutor,
       relayLimits: try relayLimits.limits(environment: environment),
       authentication: authentication,
       tls: server.tls,

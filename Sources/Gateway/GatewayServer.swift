@@ -104,7 +104,7 @@ package struct GatewayServer: Sendable {
     var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
       .init(service: DirectoryService(directory: directory)),
       .init(service: DiscoveryService(discovery: discovery, logger: logger)),
-      .init(service: GRPCServerService(server: server)),
+      .init(service: GRPCServerService(server: server, calls: configuration.callExecutor)),
       .init(service: KeySetRefresher(verifier: verifier, interval: configuration.authentication.refreshInterval)),
     ]
     // First, so that it stops last: the spans of the last calls are still sent.

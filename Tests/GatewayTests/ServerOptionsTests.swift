@@ -68,19 +68,29 @@ struct ServerOptionsTests {
     #expect(configuration.resolveInterval == .seconds(7))
   }
 
-  @Test("a domain runs its calls on their connections' event loops unless told pool; anything else is refused")
+  @Test(
+    "a domain runs its calls on their connections' event loops, the gateway on the pool, unless told; anything else is refused"
+  )
   func callExecutor() throws {
-    func read(_ arguments: [String], _ environment: [String: String] = [:]) throws -> CallExecutor {
+    let gateway: ([String], [String: String]) throws -> CallExecutor = { arguments, environment in
+      try GatewayOptions.parse(["--domain", "127.0.0.1:50061"] + Self.jwks + arguments)
+        .configuration(environment: environment).callExecutor
+    }
+    let domain: ([String], [String: String]) throws -> CallExecutor = { arguments, environment in
       try ServiceOptions.parse(Self.jwks + arguments)
         .configuration(defaultPort: 50061, defaultDatabase: ":memory:", environment: environment).callExecutor
     }
-    #expect(try read([]) == .eventLoop)
-    #expect(try read([], ["INTENTMESH_CALL_EXECUTOR": "pool"]) == .pool)
-    #expect(try read(["--call-executor", "event-loop"], ["INTENTMESH_CALL_EXECUTOR": "pool"]) == .eventLoop)
-    #expect {
-      _ = try read(["--call-executor", "threads"])
-    } throws: { error in
-      (error as? ValidationError)?.message == "call executor threads is not one of event-loop, pool"
+    #expect(try domain([], [:]) == .eventLoop)
+    #expect(try gateway([], [:]) == .pool)
+    for read in [gateway, domain] {
+      #expect(try read([], ["INTENTMESH_CALL_EXECUTOR": "pool"]) == .pool)
+      #expect(try read([], ["INTENTMESH_CALL_EXECUTOR": "event-loop"]) == .eventLoop)
+      #expect(try read(["--call-executor", "event-loop"], ["INTENTMESH_CALL_EXECUTOR": "pool"]) == .eventLoop)
+      #expect {
+        _ = try read(["--call-executor", "threads"], [:])
+      } throws: { error in
+        (error as? ValidationError)?.message == "call executor threads is not one of event-loop, pool"
+      }
     }
   }
 

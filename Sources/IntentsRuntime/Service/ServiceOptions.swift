@@ -30,14 +30,6 @@ package struct ServiceOptions: ParsableArguments {
   )
   package var idleTimeoutSeconds: Int?
 
-  @Option(
-    help: """
-      Where calls run: event-loop (on their connection's event loop, no thread hop; one connection's calls \
-      share one core) or pool (Swift's shared threads) (env INTENTMESH_CALL_EXECUTOR; default event-loop).
-      """
-  )
-  package var callExecutor: String?
-
   package init() {}
 
   /// Whether this run is only a container health probe (`--health-check`).
@@ -56,11 +48,6 @@ package struct ServiceOptions: ParsableArguments {
       ?? 4 * 1024 * 1024
     let idle =
       try lookup.integer(idleTimeoutSeconds, "INTENTMESH_IDLE_TIMEOUT_SECONDS", "idle timeout", in: 1...Int.max) ?? 300
-    let calls = lookup.string(callExecutor, "INTENTMESH_CALL_EXECUTOR") ?? CallExecutor.eventLoop.rawValue
-    guard let callExecutor = CallExecutor(rawValue: calls) else {
-      throw ValidationError(
-        "call executor \(calls) is not one of \(CallExecutor.allCases.map(\.rawValue).joined(separator: ", "))")
-    }
     let databaseText = lookup.string(database, "INTENTMESH_DATABASE") ?? defaultDatabase
     let location: StoreLocation
     do { location = try StoreLocation(parsing: databaseText) } catch {
@@ -75,7 +62,7 @@ package struct ServiceOptions: ParsableArguments {
       logLevel: server.logLevel,
       maxRequestMessageBytes: maxBytes,
       idleTimeout: .seconds(idle),
-      callExecutor: callExecutor,
+      callExecutor: server.callExecutor,
       otlpEndpoint: server.otlpEndpoint,
       tls: server.tls,
       authentication: server.authentication

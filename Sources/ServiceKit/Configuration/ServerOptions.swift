@@ -26,6 +26,15 @@ package struct ServerOptions: ParsableArguments {
   )
   package var otlpEndpoint: String?
 
+  @Option(
+    help: """
+      Where calls run: event-loop (on their connection's event loop, no thread hop; one connection's calls \
+      share one core) or pool (Swift's shared threads) (env INTENTMESH_CALL_EXECUTOR; default event-loop in a \
+      domain service, pool in the gateway, whose web side reaches its gRPC server over one connection).
+      """
+  )
+  package var callExecutor: String?
+
   @Flag(
     help:
       "Ask the server on this machine at the configured port for its health (grpc.health.v1) and exit: 0 SERVING, 1 otherwise. For container health checks."
@@ -40,12 +49,20 @@ package struct ServerOptions: ParsableArguments {
 
   package init() {}
 
-  /// What these flags and `environment` say, for a server whose port is `defaultPort` unless told.
-  package func settings(defaultPort: Int, environment: [String: String]) throws -> ServerSettings {
+  /// What these flags and `environment` say, for a server whose port is `defaultPort` and whose
+  /// calls run on `defaultCallExecutor` unless told.
+  package func settings(
+    defaultPort: Int, defaultCallExecutor: CallExecutor = .eventLoop, environment: [String: String]
+  ) throws -> ServerSettings {
     let lookup = OptionLookup(environment)
     let levelText = lookup.string(logLevel, "INTENTMESH_LOG_LEVEL") ?? "info"
     guard let level = Logger.Level(rawValue: levelText) else {
       throw ValidationError("log level \(levelText) is not one of trace, debug, info, notice, warning, error, critical")
+    }
+    let calls = lookup.string(callExecutor, "INTENTMESH_CALL_EXECUTOR") ?? defaultCallExecutor.rawValue
+    guard let callExecutor = CallExecutor(rawValue: calls) else {
+      throw ValidationError(
+        "call executor \(calls) is not one of \(CallExecutor.allCases.map(\.rawValue).joined(separator: ", "))")
     }
     let port = try lookup.integer(self.port, "INTENTMESH_PORT", "port", in: 0...65535) ?? defaultPort
     let metrics =
@@ -57,6 +74,7 @@ package struct ServerOptions: ParsableArguments {
       metricsPort: metrics < 0 ? nil : metrics,
       logLevel: level,
       otlpEndpoint: TraceExport.endpoint(flag: otlpEndpoint, environment: environment),
+      callExecutor: callExecutor,
       tls: try tls.serverTLS(environment: environment),
       // A health probe checks no token: it needs none of the keys.
       authentication: healthCheck
@@ -73,6 +91,8 @@ package struct ServerSettings: Sendable {
   package var metricsPort: Int?
   package var logLevel: Logger.Level
   package var otlpEndpoint: String?
+  /// Where calls run.
+  package var callExecutor: CallExecutor
   package var tls: ServerTLS?
   /// nil only for a health probe whose token settings are missing (it checks none).
   package var authentication: AuthenticationConfiguration?
