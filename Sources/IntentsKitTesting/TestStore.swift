@@ -42,7 +42,10 @@ package enum TestStore {
   package static func open(named name: String, logger: Logger = TestStore.quietLogger) async throws -> Opened {
     guard let url = postgresURL else {
       let path = TemporaryDatabase.path(named: name)
-      let store = try await SQLiteStore.open(path: path, logger: logger)
+      // Two reader connections, not four: the suite runs many stores at once, and past ~1,360 open
+      // descriptors Foundation's Process.run() (which lists /proc/self/fd in a 32 KiB buffer) can
+      // read past that buffer and crash the test process (swift-corelibs-foundation #5472).
+      let store = try await SQLiteStore.open(path: path, logger: logger, readers: 2)
       return Opened(store: store, location: path) {
         try await store.close()
         TemporaryDatabase.remove(path)

@@ -44,7 +44,7 @@ struct GatewayHarness {
     logger.logLevel = .critical
     let path = TemporaryDatabase.path(named: "gateway-messaging")
     defer { TemporaryDatabase.remove(path) }
-    let store = try await SQLiteStore.open(path: path, logger: logger)
+    let store = try await SQLiteStore.open(path: path, logger: logger, readers: 2)
     let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Services/Messaging/Manifest")
     let prepared = try await PreparedDomain.prepare(
