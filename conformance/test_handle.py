@@ -41,6 +41,9 @@ def check_response(domain, intent, response, interaction):
     assert interaction.intent.identifier == intent.identifier
     assert interaction.intent_handling_status != S.INTENT_HANDLING_STATUS_UNSPECIFIED
     assert interaction.intent_response.code == response.code
+    # SiriKit's cycle (the interaction's response's activity is that interaction), cut once.
+    assert response.user_activity.interaction == interaction, "the response's activity carries the interaction"
+    assert not interaction.intent_response.HasField("user_activity"), "the interaction's response has no activity"
 
 
 def confirm(domain, intent, user=None):

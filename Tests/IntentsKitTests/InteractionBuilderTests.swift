@@ -34,10 +34,40 @@ struct InteractionBuilderTests {
     #expect(!stored.hasInteraction)
     let storedBytes: [UInt8] = try stored.serializedBytes()
     let answerBytes: [UInt8] = try answer.serializedBytes()
-    #expect(storedBytes.count * 2 < answerBytes.count)
+    let interactionBytes: [UInt8] = try answer.interaction.serializedBytes()
+    #expect(answerBytes.count - storedBytes.count > interactionBytes.count)
     let restored = InteractionBuilder.restored(try Intentmesh_V1_HandleResponse(serializedBytes: storedBytes))
     #expect(restored == answer)
     #expect(try restored.serializedBytes() as [UInt8] == answerBytes)
+  }
+
+  @Test(
+    "the envelope cuts SiriKit's cycle once: the answer's interaction is its response's activity's, that interaction's response has no activity, and an answer carries each payload three times",
+    arguments: [nil, UserActivityDraft(activityType: "com.example.chat", userInfo: ["thread": "7"])])
+  func cycleCutOnce(userActivity: UserActivityDraft?) throws {
+    let answer = try Self.handled(userActivity: userActivity)
+    #expect(answer.response.userActivity.interaction == answer.interaction)
+    #expect(!answer.interaction.intentResponse.hasUserActivity)
+    #expect(answer.response.userActivity.activityType == (userActivity?.activityType ?? "INSendMessageIntent"))
+    var bare = answer.response
+    bare.clearUserActivity()
+    #expect(answer.interaction.intentResponse == bare)
+    let payload: [UInt8] = try answer.response.payload.serializedBytes()
+    let bytes: [UInt8] = try answer.serializedBytes()
+    let copies = (0...(bytes.count - payload.count)).filter { Array(bytes[$0..<($0 + payload.count)]) == payload }
+    #expect(copies.count == 3)
+  }
+
+  @Test(
+    "an answer stored before the cycle was cut (its interaction's response carried the activity again) is restored in today's shape"
+  )
+  func storedBeforeTheCutRestoredCut() throws {
+    let answer = try Self.handled(userActivity: nil)
+    var older = answer
+    older.interaction.intentResponse = older.response
+    var stored = older
+    stored.clearInteraction()
+    #expect(InteractionBuilder.restored(stored) == answer)
   }
 
   @Test("an answer whose interaction is not the one its response carries is stored whole, and read back as is")

@@ -208,6 +208,9 @@ def test_confirm_builds_the_response_interaction_and_user_activity(extension, as
     assert answer.interaction.date.ToMilliseconds() == NOW_MS
     assert answer.interaction.intent == request.intent
     assert response.user_activity.activity_type == START
+    # SiriKit's cycle cut once: the activity carries the interaction, whose response carries no activity.
+    assert response.user_activity.interaction == answer.interaction
+    assert not answer.interaction.intent_response.HasField("user_activity")
     assert workouts_in(store) == []
 
 

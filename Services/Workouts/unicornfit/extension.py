@@ -119,12 +119,13 @@ class IntentsExtension(service_grpc.IntentsExtensionServicer):
             direction=interaction_pb2.INTERACTION_DIRECTION_OUTGOING,
             date=date,
         )
+        # SiriKit's cycle cut once: the interaction carries the response without its user activity;
+        # the response's activity carries the interaction.
         response.user_activity.CopyFrom(
             interaction_pb2.UserActivity(
                 activity_type=intent.intent_class, user_info=answer.user_info, interaction=interaction
             )
         )
-        interaction.intent_response.CopyFrom(response)
         return response, interaction
 
     def _guarded(self, method, grpc_context, body):

@@ -72,18 +72,21 @@ package struct ConfirmationTokens: Sendable {
   }
 
   /// The MAC of `binding` until `expires`: over length-prefixed fields, so that no two bindings
-  /// share bytes.
+  /// share bytes. Laid out in one buffer and hashed with one update, not one per field.
   private func mac(_ binding: Binding, expires: UInt64) -> HashedAuthenticationCode<SHA256> {
+    var message: [UInt8] = []
+    message.reserveCapacity(4 * 5 + 8 + binding.payload.count + 160)
+    func field(_ bytes: some Sequence<UInt8>, count: Int) {
+      withUnsafeBytes(of: UInt32(count).bigEndian) { message.append(contentsOf: $0) }
+      message.append(contentsOf: bytes)
+    }
+    for text in [binding.userID, binding.intentClass, binding.identifier, binding.payloadTypeURL] {
+      field(text.utf8, count: text.utf8.count)
+    }
+    field(binding.payload, count: binding.payload.count)
+    withUnsafeBytes(of: expires.bigEndian) { message.append(contentsOf: $0) }
     var hmac = keyed
-    func field(_ bytes: UnsafeRawBufferPointer) {
-      withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { hmac.update(data: $0) }
-      hmac.update(data: bytes)
-    }
-    for var text in [binding.userID, binding.intentClass, binding.identifier, binding.payloadTypeURL] {
-      text.withUTF8 { field(UnsafeRawBufferPointer($0)) }
-    }
-    binding.payload.withUnsafeBytes { field($0) }
-    withUnsafeBytes(of: expires.bigEndian) { hmac.update(data: $0) }
+    hmac.update(data: message)
     return hmac.finalize()
   }
 }

@@ -6,6 +6,12 @@ internal import ServiceKit
 
 /// Builds the envelope SiriKit would: the response with its code, the interaction, and the default
 /// user activity (type = intent class name, carrying the interaction) when the handler gave none.
+///
+/// SiriKit's objects form a cycle (the interaction's response's user activity is that interaction);
+/// the envelope cuts it once: the response carries the user activity, the activity carries the
+/// interaction, and the interaction carries the response without its user activity. So the
+/// interaction a Confirm or Handle answers with is the very one its response's activity carries,
+/// and an answer carries each payload three times, not four, and the intent twice, not three times.
 enum InteractionBuilder {
   static func build(
     intent: Intentmesh_V1_Intent,
@@ -20,7 +26,7 @@ enum InteractionBuilder {
       $0.codeName = answer.codeName
       $0.payload = answer.payload
     }
-    var interaction = Intentmesh_V1_Interaction.with {
+    let interaction = Intentmesh_V1_Interaction.with {
       $0.identifier = identifier
       $0.intent = intent
       $0.intentResponse = response
@@ -34,21 +40,20 @@ enum InteractionBuilder {
       $0.userInfo = answer.userActivity?.userInfo ?? [:]
       $0.interaction = interaction
     }
-    interaction.intentResponse = response
     return (response, interaction)
   }
 
-  /// The interaction `build` made with `response`: the one the response's user activity carries,
-  /// whose intent response is the response itself, user activity included. A stored answer keeps
-  /// the response alone when its interaction is this one (`storable`), and gets it back so.
+  /// The interaction `build` made with `response`: the one the response's user activity carries. A
+  /// stored answer keeps the response alone when its interaction is this one (`storable`), and gets
+  /// it back so.
   static func interaction(of response: Intentmesh_V1_IntentResponse) -> Intentmesh_V1_Interaction {
-    var interaction = response.userActivity.interaction
-    interaction.intentResponse = response
-    return interaction
+    response.userActivity.interaction
   }
 
   /// `answer` as the handled-intent ledger keeps it: without its interaction when that is the one
-  /// its response carries (`interaction(of:)`) — it would repeat the response's bytes twice more.
+  /// its response carries (`interaction(of:)`) — it would repeat the intent and the payload. An
+  /// answer stored before the cycle was cut (whose interaction's response carried the activity
+  /// again) is restored in today's shape.
   static func storable(_ answer: Intentmesh_V1_HandleResponse) -> Intentmesh_V1_HandleResponse {
     guard answer.hasInteraction, answer.response.userActivity.hasInteraction,
       interaction(of: answer.response) == answer.interaction

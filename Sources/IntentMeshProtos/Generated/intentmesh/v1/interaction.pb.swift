@@ -183,7 +183,8 @@ package nonisolated struct Intentmesh_V1_UserActivity: @unchecked Sendable {
     set {_uniqueStorage()._userInfo = newValue}
   }
 
-  /// The interaction this activity continues; its response carries no user activity of its own.
+  /// The interaction this activity continues; its response carries no user activity of its own
+  /// (SiriKit's cycle, cut once). In a Confirm or Handle answer it is the answer's interaction.
   package var interaction: Intentmesh_V1_Interaction {
     get {_storage._interaction ?? Intentmesh_V1_Interaction()}
     set {_uniqueStorage()._interaction = newValue}
@@ -220,6 +221,8 @@ package nonisolated struct Intentmesh_V1_Interaction: @unchecked Sendable {
   /// Clears the value of `intent`. Subsequent reads from it will return its default value.
   package mutating func clearIntent() {_uniqueStorage()._intent = nil}
 
+  /// The response without its user_activity: the activity is the response's own, and it carries
+  /// this interaction.
   package var intentResponse: Intentmesh_V1_IntentResponse {
     get {_storage._intentResponse ?? Intentmesh_V1_IntentResponse()}
     set {_uniqueStorage()._intentResponse = newValue}
