@@ -26,4 +26,21 @@ struct Base64URLTests {
     #expect(Base64URL.encoded(Data([0xfb, 0xff])) == "-_8")
     #expect(Base64URL.encoded(Data()) == "")
   }
+
+  @Test(
+    "what is not unpadded base64url is refused: padding, the standard alphabet's + and /, other characters, a length no encoding has, unused bits set",
+    arguments: ["AA==", "AAA=", "a+b/", "ab cd", "ab\ncd", "é", "A", "AAAAA", "AB", "AAB", "_x", "__9"])
+  func refusesWhatIsNotBase64URL(text: String) {
+    #expect(Base64URL.decoded(text) == nil)
+  }
+
+  @Test("a substring of a longer text reads as the same text alone (a JWT's parts are substrings)")
+  func readsSubstrings() {
+    let token = "eyJhbGciOiJFZERTQSJ9.-_8.AQID"
+    let parts = token.split(separator: ".")
+    #expect(Base64URL.decoded(parts[0]) == Data(#"{"alg":"EdDSA"}"#.utf8))
+    #expect(Base64URL.decoded(parts[1]) == Data([0xfb, 0xff]))
+    #expect(Base64URL.decoded(parts[2]) == Data([1, 2, 3]))
+    #expect(Base64URL.decoded("") == Data())
+  }
 }

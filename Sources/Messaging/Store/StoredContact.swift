@@ -129,7 +129,7 @@ extension Intentmesh_V1_PersonHandle {
   static func unicornChat(_ handle: String) -> Self {
     .with {
       $0.value = handle
-      $0.type = handle.contains("@") ? .emailAddress : .unspecified
+      $0.type = handle.utf8.contains(UInt8(ascii: "@")) ? .emailAddress : .unspecified
     }
   }
 }

@@ -48,7 +48,7 @@ struct StoredPayee: Sendable, Equatable {
       }
       $0.personHandle = .with {
         $0.value = handle
-        $0.type = handle.contains("@") ? .emailAddress : .unspecified
+        $0.type = handle.utf8.contains(UInt8(ascii: "@")) ? .emailAddress : .unspecified
       }
     }
   }

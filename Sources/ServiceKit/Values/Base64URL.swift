@@ -45,11 +45,52 @@ package enum Base64URL {
     }
   }
 
-  /// The bytes `text` encodes; nil when it is not unpadded base64url.
+  /// The bytes `text` encodes; nil when it is not unpadded base64url: a character outside the
+  /// alphabet (`=`, `+`, `/` included), a length no encoding has (4n + 1), or a last character whose
+  /// unused bits are not zero (each byte string has one encoding). Read byte by byte (a confirmation
+  /// token is checked on every Handle that needs one).
   package static func decoded(_ text: some StringProtocol) -> Data? {
-    guard !text.contains("=") else { return nil }
-    var standard = String(text.map { $0 == "-" ? "+" : $0 == "_" ? "/" : $0 })
-    standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-    return Data(base64Encoded: standard)
+    let characters = text.utf8
+    guard characters.count % 4 != 1 else { return nil }
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(characters.count * 3 / 4)
+    var group: UInt32 = 0
+    var pending = 0
+    for character in characters {
+      guard let sextet = sextet(of: character) else { return nil }
+      group = group << 6 | sextet
+      pending += 1
+      if pending == 4 {
+        bytes.append(UInt8(truncatingIfNeeded: group >> 16))
+        bytes.append(UInt8(truncatingIfNeeded: group >> 8))
+        bytes.append(UInt8(truncatingIfNeeded: group))
+        group = 0
+        pending = 0
+      }
+    }
+    switch pending {
+    case 2:
+      guard group & 0xf == 0 else { return nil }
+      bytes.append(UInt8(truncatingIfNeeded: group >> 4))
+    case 3:
+      guard group & 0x3 == 0 else { return nil }
+      bytes.append(UInt8(truncatingIfNeeded: group >> 10))
+      bytes.append(UInt8(truncatingIfNeeded: group >> 2))
+    default:
+      break
+    }
+    return Data(bytes)
+  }
+
+  /// The value of one base64url character, nil for any other byte.
+  private static func sextet(of character: UInt8) -> UInt32? {
+    switch character {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): UInt32(character - UInt8(ascii: "A"))
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): UInt32(character - UInt8(ascii: "a")) + 26
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(character - UInt8(ascii: "0")) + 52
+    case UInt8(ascii: "-"): 62
+    case UInt8(ascii: "_"): 63
+    default: nil
+    }
   }
 }
