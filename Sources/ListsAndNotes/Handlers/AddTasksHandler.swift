@@ -5,6 +5,7 @@ internal import ListsAndNotesProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// INAddTasksIntent: tasks into a list (a missing list is created once the user agrees), with an
 /// optional spatial trigger ("remind me to print the slides when I get to work") or temporal
@@ -67,7 +68,7 @@ struct AddTasksHandler: IntentHandler {
   }
 
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
-    let titles = intent.taskTitles.map { $0.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines) }.filter {
+    let titles = intent.taskTitles.map { $0.spokenPhrase.trimmingWhitespace() }.filter {
       !$0.isEmpty
     }
     guard !titles.isEmpty else { return IntentRefusal(.failure, "noTasks").answer }

@@ -5,6 +5,7 @@ internal import ListsAndNotesProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// INCreateNoteIntent (session 214: a note with title, content and folder): only a title makes an
 /// empty note; text or image content is stored; the folder is an existing one or a new one.
@@ -30,7 +31,7 @@ struct CreateNoteHandler: IntentHandler {
   }
 
   func resolveTitle(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
-    let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+    let title = intent.title.spokenPhrase.trimmingWhitespace()
     return title.isEmpty ? .needsValue(prompt: "What do you want to call it?") : .success(.spoken(title))
   }
 
@@ -52,7 +53,7 @@ struct CreateNoteHandler: IntentHandler {
   }
 
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
-    let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+    let title = intent.title.spokenPhrase.trimmingWhitespace()
     guard !title.isEmpty else {
       return IntentAnswer(code: .failure, userActivity: UserActivityDraft(userInfo: ["error": "noTitle"]))
     }

@@ -5,6 +5,7 @@ internal import ListsAndNotesProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// INCreateTaskListIntent (session 214: a list with a title and its tasks): one resolution result
 /// per task title; a folder like a note's.
@@ -31,7 +32,7 @@ struct CreateTaskListHandler: IntentHandler {
   }
 
   func resolveTitle(intent: Intent, context: IntentContext) async throws -> ResolutionResult<SpeakableString> {
-    let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+    let title = intent.title.spokenPhrase.trimmingWhitespace()
     return title.isEmpty ? .needsValue(prompt: "What do you want to call the list?") : .success(.spoken(title))
   }
 
@@ -46,7 +47,7 @@ struct CreateTaskListHandler: IntentHandler {
   }
 
   func handle(intent: Intent, context: IntentContext, database: any SQLDatabase) async throws -> Answer {
-    let title = intent.title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+    let title = intent.title.spokenPhrase.trimmingWhitespace()
     guard !title.isEmpty else { return IntentRefusal(.failure, "noTitle").answer }
     let notebook = try await Notebook.load(userID: context.userID, in: database)
     let folder =
@@ -58,7 +59,7 @@ struct CreateTaskListHandler: IntentHandler {
       id: identifiers.next(), userID: context.userID, title: title, folder: folder, createdAt: now, modifiedAt: now)
     try await TaskListRepository.insert(list, in: database)
     var tasks: [StoredTask] = []
-    for title in intent.taskTitles.map({ $0.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines) })
+    for title in intent.taskTitles.map({ $0.spokenPhrase.trimmingWhitespace() })
     where !title.isEmpty {
       let task = StoredTask(
         id: identifiers.next(), listID: list.id, userID: context.userID, title: title, position: tasks.count,

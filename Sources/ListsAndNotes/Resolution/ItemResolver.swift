@@ -3,6 +3,7 @@ internal import SwiftProtobuf
 internal import ListsAndNotesProtos
 internal import IntentMeshProtos
 internal import IntentsKit
+internal import IntentMeshCore
 
 /// Finds the notes, lists and tasks a spoken title (or identifier) names in a notebook.
 struct ItemResolver: Sendable {
@@ -88,7 +89,7 @@ struct ItemResolver: Sendable {
   static func resolveTitles(_ titles: [SpeakableString], prompt: String?) -> [ResolutionResult<SpeakableString>] {
     guard !titles.isEmpty else { return [prompt.map { .needsValue(prompt: $0) } ?? .notRequired] }
     return titles.map { title in
-      let text = title.spokenPhrase.trimmingCharacters(in: .whitespacesAndNewlines)
+      let text = title.spokenPhrase.trimmingWhitespace()
       return text.isEmpty ? .unsupported(ResolutionReason(message: "A task needs a title.")) : .success(.spoken(text))
     }
   }

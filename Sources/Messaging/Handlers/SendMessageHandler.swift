@@ -5,6 +5,7 @@ internal import SwiftProtobuf
 internal import Foundation
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// INSendMessageIntent: recipients from the user's contacts and vocabulary, content required, group
 /// name optional; confirm checks the account; handle stores one message per recipient, and
@@ -39,7 +40,7 @@ struct SendMessageHandler: IntentHandler {
   }
 
   func resolveContent(intent: Intent, context: IntentContext) async throws -> ResolutionResult<String> {
-    let content = intent.content.trimmingCharacters(in: .whitespacesAndNewlines)
+    let content = intent.content.trimmingWhitespace()
     guard !content.isEmpty else {
       let names = intent.recipients.map(PersonResolver.spokenName).filter { !$0.isEmpty }
       let prompt =
@@ -69,7 +70,7 @@ struct SendMessageHandler: IntentHandler {
     let outcome = AccountCheck.check(try await MessagingAccountRepository.account(of: context.userID, in: database))
     if let refusal = Self.refusal(outcome) { return refusal }
     guard let account = outcome.readyAccount else { return IntentAnswer(code: .failure) }
-    let content = intent.content.trimmingCharacters(in: .whitespacesAndNewlines)
+    let content = intent.content.trimmingWhitespace()
     let resolver = try await PersonResolver.load(userID: context.userID, from: database)
     var recipients: [StoredContact] = []
     for person in intent.recipients {

@@ -29,9 +29,30 @@ struct RideOfferMatcher: Sendable {
   }
 
   func offer(named spoken: String) -> RideOffer? {
-    let words = spoken.lowercased().replacing(" ride", with: "")
+    let words = Self.withoutRideWord(spoken.lowercased())
     guard !words.isEmpty else { return nil }
     let wanted = NameMatching.normalized(words)
     return zip(offers, foldedNames).first { $0.1.contains(wanted) }?.0
+  }
+
+  /// `text` without each " ride" in it ("pegasus ride" names the Pegasus). An ASCII text (most) is
+  /// searched byte by byte; any other keeps the standard library's search by characters, which a
+  /// combining accent after the "e" stops.
+  static func withoutRideWord(_ text: String) -> String {
+    let word = Array(" ride".utf8)
+    let bytes = Array(text.utf8)
+    guard bytes.allSatisfy({ $0 < 0x80 }) else { return text.replacing(" ride", with: "") }
+    var kept: [UInt8] = []
+    kept.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      if bytes.count - index >= word.count, bytes[index..<(index + word.count)].elementsEqual(word) {
+        index += word.count
+      } else {
+        kept.append(bytes[index])
+        index += 1
+      }
+    }
+    return String(decoding: kept, as: UTF8.self)
   }
 }
