@@ -49,7 +49,7 @@ struct StoredContact: Sendable, Equatable {
         $0.familyName = familyName
         $0.nickname = nickname
       }
-      $0.personHandle = .unicornChat(handle)
+      $0.personHandle = .appHandle(handle)
     }
   }
 }
@@ -121,15 +121,5 @@ enum ContactRepository {
       userID: try row.decode(column: "contact_user", as: String.self),
       hasAccount: try row.decodeFlag(column: "has_account"),
       messagingEnabled: try row.decodeFlag(column: "messaging_enabled"))
-  }
-}
-
-extension Intentmesh_V1_PersonHandle {
-  /// A UnicornChat handle: an email-style address, or an opaque name.
-  static func unicornChat(_ handle: String) -> Self {
-    .with {
-      $0.value = handle
-      $0.type = handle.utf8.contains(UInt8(ascii: "@")) ? .emailAddress : .unspecified
-    }
   }
 }

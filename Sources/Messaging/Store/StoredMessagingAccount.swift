@@ -27,7 +27,7 @@ struct StoredMessagingAccount: Sendable, Equatable {
       $0.displayName = displayName
       $0.customIdentifier = userID
       $0.isMe = true
-      $0.personHandle = .unicornChat(handle)
+      $0.personHandle = .appHandle(handle)
     }
   }
 

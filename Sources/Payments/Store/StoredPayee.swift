@@ -46,10 +46,7 @@ struct StoredPayee: Sendable, Equatable {
         $0.givenName = givenName
         $0.familyName = familyName
       }
-      $0.personHandle = .with {
-        $0.value = handle
-        $0.type = handle.utf8.contains(UInt8(ascii: "@")) ? .emailAddress : .unspecified
-      }
+      $0.personHandle = .appHandle(handle)
     }
   }
 }
