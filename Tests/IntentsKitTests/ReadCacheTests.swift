@@ -18,6 +18,7 @@ struct ReadCacheTests {
       statements: [
         "CREATE TABLE names (user_id TEXT NOT NULL, name TEXT NOT NULL)",
         "INSERT INTO names (user_id, name) VALUES ('diana', 'Celestra')",
+        "CREATE TABLE pets (user_id TEXT NOT NULL, name TEXT NOT NULL)",
       ])
   ]
 
@@ -39,6 +40,20 @@ struct ReadCacheTests {
 
   static func insert(_ name: String, in database: any SQLDatabase) async throws {
     try await database.raw("INSERT INTO names (user_id, name) VALUES ('diana', \(bind: name))").run()
+  }
+
+  static func insertPet(_ name: String, in database: any SQLDatabase) async throws {
+    try await database.raw("INSERT INTO pets (user_id, name) VALUES ('diana', \(bind: name))").run()
+  }
+
+  /// Diana's names and pets, kept under "test.household": the names through `names` (kept too).
+  static func household(in database: any SQLDatabase, loads: Loads) async throws -> [String] {
+    try await database.cachedRead("test.household", userID: "diana") {
+      loads.add()
+      let pets = try await database.raw("SELECT name FROM pets WHERE user_id = 'diana' ORDER BY name").all()
+        .map { try $0.decode(column: "name", as: String.self) }
+      return try await names(of: "diana", in: database, loads: Loads()) + pets
+    }
   }
 
   static func open(_ name: String) async throws -> TestStore.Opened {
@@ -91,6 +106,118 @@ struct ReadCacheTests {
     let inWrite = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
     #expect(inWrite == ["Celestra", "Moonbeam"])
     try await second.close()
+    try await opened.dispose()
+  }
+
+  @Test("a write to a table the value was not read from keeps it; one to a table it was read from drops it")
+  func tableScoped() async throws {
+    let opened = try await Self.open("cache-table-scoped")
+    let loads = Loads()
+    // In write transactions: one connection (the writer), so every load is counted against one cache.
+    _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+    for pet in ["Glimmer", "Sparkle"] {
+      try await opened.store.write { try await Self.insertPet(pet, in: $0) }
+      let names = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(names == ["Celestra"])
+    }
+    #expect(loads.value == (Self.caches ? 1 : 3))
+    try await opened.store.write { try await Self.insert("Zephyr", in: $0) }
+    let names = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+    #expect(names == ["Celestra", "Zephyr"])
+    #expect(loads.value == (Self.caches ? 2 : 4))
+    try await opened.dispose()
+  }
+
+  @Test("a value built on another kept value depends on that value's tables too, reused or loaded")
+  func nested() async throws {
+    let opened = try await Self.open("cache-nested")
+    let loads = Loads()
+    // The inner read is kept first, so the outer one finds it kept and reads no names itself.
+    _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: Loads()) }
+    let before = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+    #expect(before == ["Celestra"])
+    try await opened.store.write { try await Self.insert("Zephyr", in: $0) }
+    let after = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+    #expect(after == ["Celestra", "Zephyr"])
+    try await opened.store.write { try await Self.insertPet("Glimmer", in: $0) }
+    let withPet = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+    #expect(withPet == ["Celestra", "Zephyr", "Glimmer"])
+    _ = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+    #expect(loads.value == (Self.caches ? 3 : 4))
+    try await opened.dispose()
+  }
+
+  @Test("a value read from a table made outside the migrations is dropped by any write")
+  func unversionedTable() async throws {
+    let opened = try await Self.open("cache-unversioned")
+    let loads = Loads()
+    try await opened.store.write { database in
+      try await database.raw("CREATE TABLE scratch (name TEXT NOT NULL)").run()
+      try await database.raw("INSERT INTO scratch (name) VALUES ('Moonbeam')").run()
+    }
+    @Sendable func scratch(_ database: any SQLDatabase) async throws -> [String] {
+      try await database.cachedRead("test.scratch", userID: "") {
+        loads.add()
+        return try await database.raw("SELECT name FROM scratch ORDER BY name").all()
+          .map { try $0.decode(column: "name", as: String.self) }
+      }
+    }
+    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
+    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
+    #expect(loads.value == (Self.caches ? 1 : 2))
+    try await opened.store.write { try await Self.insertPet("Glimmer", in: $0) }
+    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
+    #expect(loads.value == (Self.caches ? 2 : 3))
+    try await opened.store.write { try await $0.raw("INSERT INTO scratch (name) VALUES ('Nimbus')").run() }
+    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam", "Nimbus"])
+    try await opened.dispose()
+  }
+
+  @Test("a write by a plain SQLite connection on the file (not a store) is seen by the next read")
+  func plainConnectionWrite() async throws {
+    guard Self.caches else { return }
+    let opened = try await Self.open("cache-plain-write")
+    let loads = Loads()
+    for _ in 0..<4 { _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) } }
+    let shell = try SQLiteHandle(path: opened.location)
+    try shell.run("INSERT INTO names (user_id, name) VALUES ('diana', 'Moonbeam')", []) { _ in }
+    shell.close()
+    let inWrite = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+    #expect(inWrite == ["Celestra", "Moonbeam"])
+    let read = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
+    #expect(read == ["Celestra", "Moonbeam"])
+    try await opened.dispose()
+  }
+
+  @Test("every migrated table is versioned, once, however often the store is migrated")
+  func versionedTables() async throws {
+    guard Self.caches else { return }
+    let opened = try await Self.open("cache-versioned")
+    try await SchemaMigrator.migrate(opened.store, Self.migrations)
+    let (tables, triggers) = try await opened.store.read { database in
+      (
+        try await database.raw("SELECT name FROM intentmesh_table_versions ORDER BY name").all()
+          .map { try $0.decode(column: "name", as: String.self) },
+        try await database.raw("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger'").first()?
+          .decode(column: "n", as: Int.self)
+      )
+    }
+    #expect(tables == ["intentmesh_schema_migrations", "names", "pets"])
+    #expect(triggers == 9)
+    let before = try await opened.store.read { database in
+      try await database.raw("SELECT version FROM intentmesh_table_versions WHERE name = 'pets'").first()?
+        .decode(column: "version", as: Int.self)
+    }
+    try await opened.store.write { database in
+      try await Self.insertPet("Glimmer", in: database)
+      try await database.raw("UPDATE pets SET name = 'Sparkle'").run()
+      try await database.raw("DELETE FROM pets").run()
+    }
+    let after = try await opened.store.read { database in
+      try await database.raw("SELECT version FROM intentmesh_table_versions WHERE name = 'pets'").first()?
+        .decode(column: "version", as: Int.self)
+    }
+    #expect(after == before.map { $0 + 3 })
     try await opened.dispose()
   }
 
@@ -148,14 +275,43 @@ struct ReadCacheTests {
   @Test("the cache holds a bounded number of values")
   func bounded() {
     let cache = ReadCache()
-    let stamp = ReadCache.Stamp(dataVersion: 1, changes: 0)
+    let view = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 1, changes: 0), versions: ["test": 1])
     for user in 0..<(ReadCache.capacity + 10) {
-      cache.keep(user, for: ReadCacheKey("test", userID: "\(user)"), at: stamp)
+      cache.keep(user, for: ReadCacheKey("test", userID: "\(user)"), readFrom: ["test"], in: view)
     }
     #expect(cache.count <= ReadCache.capacity)
-    #expect(cache.value(ReadCacheKey("test", userID: "\(ReadCache.capacity + 9)"), as: Int.self, at: stamp) != nil)
-    #expect(cache.value(ReadCacheKey("test", userID: "0"), as: Int.self, at: stamp) == nil)
-    let moved = ReadCache.Stamp(dataVersion: 2, changes: 0)
-    #expect(cache.value(ReadCacheKey("test", userID: "\(ReadCache.capacity + 9)"), as: Int.self, at: moved) == nil)
+    #expect(cache.value(ReadCacheKey("test", userID: "\(ReadCache.capacity + 9)"), as: Int.self, in: view) != nil)
+    #expect(cache.value(ReadCacheKey("test", userID: "0"), as: Int.self, in: view) == nil)
+  }
+
+  @Test("a kept value holds while its tables' versions do; one read from an unversioned table, while the stamp does")
+  func validity() {
+    let cache = ReadCache()
+    let stamp = ReadCache.Stamp(dataVersion: 1, changes: 0)
+    let view = ReadCache.View(stamp: stamp, versions: ["names": 1, "pets": 1])
+    let names = ReadCacheKey("names", userID: "diana")
+    let scratch = ReadCacheKey("scratch", userID: "diana")
+    cache.keep("Celestra", for: names, readFrom: ["names"], in: view)
+    cache.keep("Moonbeam", for: scratch, readFrom: ["names", "scratch"], in: view)
+    // Another table moved, and the stamp with it.
+    let petsMoved = ReadCache.View(
+      stamp: ReadCache.Stamp(dataVersion: 2, changes: 0), versions: ["names": 1, "pets": 2])
+    #expect(cache.value(names, as: String.self, in: petsMoved)?.value == "Celestra")
+    #expect(cache.value(names, as: String.self, in: petsMoved)?.tables == ["names"])
+    #expect(cache.value(scratch, as: String.self, in: petsMoved) == nil)
+    #expect(cache.value(scratch, as: String.self, in: view)?.value == "Moonbeam")
+    let namesMoved = ReadCache.View(
+      stamp: ReadCache.Stamp(dataVersion: 3, changes: 0), versions: ["names": 2, "pets": 2])
+    #expect(cache.value(names, as: String.self, in: namesMoved) == nil)
+    // A table that lost its version (the versions table gone) is no longer trusted.
+    let unversioned = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 4, changes: 0), versions: [:])
+    #expect(cache.value(names, as: String.self, in: unversioned) == nil)
+    // Versions remembered for a stamp are forgotten on clear (a rollback takes its versions back).
+    cache.remember(["names": 1], at: stamp)
+    #expect(cache.versions(at: stamp) == ["names": 1])
+    #expect(cache.versions(at: ReadCache.Stamp(dataVersion: 1, changes: 1)) == nil)
+    cache.clear()
+    #expect(cache.versions(at: stamp) == nil)
+    #expect(cache.count == 0)
   }
 }

@@ -10,6 +10,8 @@ package protocol IntentStore: Sendable {
   func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
   /// Runs `body` (migrations, seeding) while no other process sharing this store does the same.
   func changingSchema(_ body: @Sendable () async throws -> Void) async throws
+  /// Called once migrations have run (`SchemaMigrator`), with the schema as they left it.
+  func schemaDidChange() async throws
   /// Closes the store; later calls fail.
   func close() async throws
 }
@@ -19,4 +21,7 @@ extension IntentStore {
   package func changingSchema(_ body: @Sendable () async throws -> Void) async throws {
     try await body()
   }
+
+  /// A store that keeps nothing about its schema has nothing to do.
+  package func schemaDidChange() async throws {}
 }

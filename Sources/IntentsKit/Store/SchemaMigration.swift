@@ -14,7 +14,8 @@ package struct SchemaMigration: Sendable {
   }
 }
 
-/// Applies the migrations a store has not seen yet, each in its own transaction, in order.
+/// Applies the migrations a store has not seen yet, each in its own transaction, in order; then
+/// lets the store act on the schema they leave (`IntentStore.schemaDidChange`).
 package enum SchemaMigrator {
   /// Brings `store` up to date; returns the ids applied now.
   @discardableResult
@@ -41,6 +42,7 @@ package enum SchemaMigrator {
       }
       if done { applied.append(migration.id) }
     }
+    try await store.schemaDidChange()
     return applied
   }
 

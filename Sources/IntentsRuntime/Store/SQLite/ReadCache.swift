@@ -2,8 +2,11 @@ internal import IntentsKit
 internal import Synchronization
 
 /// What one SQLite connection's transactions read and may reuse (`ReadCachingDatabase`): values by
-/// key, all of them read while the database was at one `Stamp`. A transaction that finds the
-/// database at another stamp drops them all.
+/// key, each with what it was read from — the tables its statements read, at the versions the
+/// store's triggers keep for them (`TableVersioning`). A value is reused while none of its tables
+/// has moved, so a write to one table leaves the values read from others in place. A value that
+/// read a table without a version (one created outside the schema's migrations) is kept only while
+/// the whole database is where it was (`Stamp`).
 final class ReadCache: Sendable {
   /// Where the database is: SQLite's data version on this connection (it moves when another
   /// connection, in this process or another, commits) and this connection's count of changed rows
@@ -13,43 +16,86 @@ final class ReadCache: Sendable {
     let changes: Int64
   }
 
+  /// The store as one transaction sees it: its stamp and the version of each versioned table.
+  struct View: Sendable {
+    let stamp: Stamp
+    let versions: [String: Int64]
+  }
+
+  private struct Entry {
+    let value: any Sendable
+    /// The tables the value was read from, sorted.
+    let tables: [String]
+    /// Each table's version when the value was read; empty when one of them has none.
+    let versions: [Int64]
+    /// Set when a table has no version: the value holds only at this stamp.
+    let stamp: Stamp?
+
+    func isCurrent(in view: View) -> Bool {
+      if let stamp { return stamp == view.stamp }
+      for (table, version) in zip(tables, versions) where view.versions[table] != version { return false }
+      return true
+    }
+  }
+
   private struct State {
-    var stamp: Stamp?
-    var values: [ReadCacheKey: any Sendable] = [:]
+    var entries: [ReadCacheKey: Entry] = [:]
+    /// The table versions read last, and the stamp they were read at: while the stamp holds,
+    /// nothing has been written and they need not be read again.
+    var versions: (stamp: Stamp, versions: [String: Int64])?
   }
 
   /// Most values kept; past it the cache starts again empty.
   static let capacity = 512
   private let state = Mutex(State())
 
-  /// The value kept under `key` at `stamp`, if any.
-  func value<Value>(_ key: ReadCacheKey, as type: Value.Type, at stamp: Stamp) -> Value? {
+  /// The value kept under `key` that is still current in `view`, with the tables it was read from.
+  func value<Value>(_ key: ReadCacheKey, as type: Value.Type, in view: View) -> (value: Value, tables: [String])? {
     state.withLock { state in
       // Unwrapped before the cast: a missing key cast to an optional `Value` would be a kept nil.
-      guard state.stamp == stamp, let kept = state.values[key] else { return nil }
-      return kept as? Value
-    }
-  }
-
-  /// Keeps `value`, read at `stamp`; values read at another stamp are dropped.
-  func keep(_ value: any Sendable, for key: ReadCacheKey, at stamp: Stamp) {
-    state.withLock { state in
-      if state.stamp != stamp || state.values.count >= Self.capacity {
-        state.values.removeAll(keepingCapacity: true)
-        state.stamp = stamp
+      guard let entry = state.entries[key], entry.isCurrent(in: view), let value = entry.value as? Value else {
+        return nil
       }
-      state.values[key] = value
+      return (value, entry.tables)
     }
   }
 
-  /// Drops every value: a rolled-back transaction may have kept what its own writes showed.
+  /// Keeps `value`, read in `view` from `tables`.
+  func keep(_ value: any Sendable, for key: ReadCacheKey, readFrom tables: [String], in view: View) {
+    let versions = tables.compactMap { view.versions[$0] }
+    let versioned = versions.count == tables.count
+    let entry = Entry(
+      value: value, tables: tables, versions: versioned ? versions : [], stamp: versioned ? nil : view.stamp)
+    state.withLock { state in
+      if state.entries.count >= Self.capacity, state.entries[key] == nil {
+        state.entries.removeAll(keepingCapacity: true)
+      }
+      state.entries[key] = entry
+    }
+  }
+
+  /// The table versions remembered for `stamp`, if they were read at it.
+  func versions(at stamp: Stamp) -> [String: Int64]? {
+    state.withLock { state in
+      guard let known = state.versions, known.stamp == stamp else { return nil }
+      return known.versions
+    }
+  }
+
+  /// Remembers the table versions read at `stamp`.
+  func remember(_ versions: [String: Int64], at stamp: Stamp) {
+    state.withLock { $0.versions = (stamp, versions) }
+  }
+
+  /// Drops every value and the remembered versions: a rolled-back transaction may have kept what
+  /// its own writes showed, and its versions go back with it (a stamp does not).
   func clear() {
     state.withLock { state in
-      state.values.removeAll()
-      state.stamp = nil
+      state.entries.removeAll()
+      state.versions = nil
     }
   }
 
   /// How many values are kept (for tests).
-  var count: Int { state.withLock { $0.values.count } }
+  var count: Int { state.withLock { $0.entries.count } }
 }

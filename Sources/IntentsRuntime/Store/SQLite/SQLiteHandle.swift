@@ -10,8 +10,9 @@ internal import VaporCSQLite
 /// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
-/// @unchecked Sendable: `raw`, `statements` and `dataVersionInTransaction` are mutated only by
-/// `run`, `begin`, `stamp`, `setBusyTimeout` and `close`, and these are called only while the lane's
+/// @unchecked Sendable: `raw`, `statements`, `tableReads` and `dataVersionInTransaction` are mutated
+/// only by `run`, `begin`, `stamp`, `readView`, `setBusyTimeout`, `close` and the cached reads of
+/// `SQLiteLaneDatabase`, and these are called only while the lane's
 /// `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside a transaction the store
 /// runs (or, for a `BEGIN IMMEDIATE` that waits for another process, on the store's thread while the
 /// writing task holds that lock and waits), so no two threads touch them at once and the lock orders
@@ -19,13 +20,20 @@ internal import VaporCSQLite
 /// only. The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
+  /// A prepared statement and the tables it reads.
+  private struct Prepared {
+    let statement: OpaquePointer
+    let tables: [String]
+  }
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
-  private var statements: [String: OpaquePointer] = [:]
+  private var statements: [String: Prepared] = [:]
   private static let maxStatements = 512
   /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-  /// What this connection's transactions read and may reuse while the database is unchanged.
+  /// What this connection's transactions read and may reuse while the tables they read are unchanged.
   let readCache = ReadCache()
+  /// The tables statements read, learnt as they are prepared and gathered as cached reads load.
+  let tableReads = TableReads()
   /// The data version the transaction begun last read, once it has read it.
   private var dataVersionInTransaction: Int64?
 
@@ -40,6 +48,9 @@ final class SQLiteHandle: @unchecked Sendable {
       throw SQLiteStatementError(code: status, message: "cannot open \(path): \(message)")
     }
     raw = handle
+    // Told what each statement reads as it is prepared; installed once (setting an authorizer
+    // expires every prepared statement).
+    sqlite_nio_sqlite3_set_authorizer(handle, TableReads.authorizer, Unmanaged.passUnretained(tableReads).toOpaque())
     // A statement keeps its plan whatever is bound: without this, binding a value SQLite's planner
     // looked at (a `column = ?` moving between 0/1 and other numbers) re-prepares the statement —
     // a parse and plan on every call of a query run with alternating values.
@@ -56,7 +67,9 @@ final class SQLiteHandle: @unchecked Sendable {
   /// Runs `sql` with `binds`, handing each row to `onRow` as it is stepped.
   func run(_ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteResultRow) -> Void) throws {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
-    let statement = try prepared(sql, on: raw)
+    let prepared = try prepared(sql, on: raw)
+    let statement = prepared.statement
+    tableReads.read(prepared.tables)
     defer {
       // Not sqlite3_clear_bindings: every run binds every parameter anew, and clearing them
       // expires (re-prepares) any statement whose plan SQLite let depend on a bound value.
@@ -105,6 +118,25 @@ final class SQLiteHandle: @unchecked Sendable {
     return ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
   }
 
+  /// The store as this connection's transaction sees it: its stamp and the table versions
+  /// (`TableVersioning`), read again only when the stamp has moved since they were last read.
+  func readView() throws -> ReadCache.View {
+    let stamp = try stamp()
+    if let versions = readCache.versions(at: stamp) { return ReadCache.View(stamp: stamp, versions: versions) }
+    var versions: [String: Int64] = [:]
+    do {
+      try run("SELECT name, version FROM \(TableVersioning.table)", []) { row in
+        if case .text(let name) = row.values[0], case .integer(let version) = row.values[1] {
+          versions[name] = Int64(version)
+        }
+      }
+    } catch let error as SQLiteStatementError where error.isMissingTable {
+      // A store whose schema has not been versioned (yet): every table is without a version.
+    }
+    readCache.remember(versions, at: stamp)
+    return ReadCache.View(stamp: stamp, versions: versions)
+  }
+
   /// Whether a transaction is open on the connection (SQLite ends one itself after some errors).
   var inTransaction: Bool {
     guard let raw else { return false }
@@ -127,23 +159,26 @@ final class SQLiteHandle: @unchecked Sendable {
 
   /// Closes the connection; its statements are finalized first.
   func close() {
-    for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+    for prepared in statements.values { sqlite_nio_sqlite3_finalize(prepared.statement) }
     statements.removeAll()
     if let raw { sqlite_nio_sqlite3_close(raw) }
     raw = nil
   }
 
-  private func prepared(_ sql: String, on raw: OpaquePointer) throws -> OpaquePointer {
-    if let statement = statements[sql] { return statement }
+  private func prepared(_ sql: String, on raw: OpaquePointer) throws -> Prepared {
+    if let prepared = statements[sql] { return prepared }
     if statements.count >= Self.maxStatements {
-      for statement in statements.values { sqlite_nio_sqlite3_finalize(statement) }
+      for prepared in statements.values { sqlite_nio_sqlite3_finalize(prepared.statement) }
       statements.removeAll()
     }
     var statement: OpaquePointer?
+    tableReads.startPreparing()
     let status = sqlite_nio_sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+    let tables = tableReads.endPreparing()
     guard status == SQLITE_OK, let statement else { throw error(status, sql) }
-    statements[sql] = statement
-    return statement
+    let prepared = Prepared(statement: statement, tables: tables)
+    statements[sql] = prepared
+    return prepared
   }
 
   private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer) -> Int32 {
@@ -210,5 +245,7 @@ struct SQLiteStatementError: Error, CustomStringConvertible {
   let message: String
   /// Another connection (another process on the same file) holds the lock the statement needed.
   var isBusy: Bool { code & 0xff == SQLITE_BUSY }
+  /// The statement names a table the database does not have.
+  var isMissingTable: Bool { code & 0xff == SQLITE_ERROR && message.hasPrefix("no such table") }
   var description: String { "SQLite error \(code): \(message)" }
 }

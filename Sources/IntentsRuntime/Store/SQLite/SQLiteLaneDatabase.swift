@@ -37,11 +37,25 @@ struct SQLiteLaneDatabase: SQLDatabase {
 }
 
 extension SQLiteLaneDatabase: ReadCachingDatabase {
+  /// A value kept from an earlier transaction while none of the tables it was read from has moved;
+  /// otherwise loaded, with the tables its statements read gathered (`TableReads`), and kept. The
+  /// tables count as read by any cached read loading around this one, whether this one loads or
+  /// reuses.
   func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value {
-    let stamp = try handle.stamp()
-    if let kept = handle.readCache.value(key, as: Value.self, at: stamp) { return kept }
-    let value = try await load()
-    handle.readCache.keep(value, for: key, at: stamp)
+    let view = try handle.readView()
+    if let kept = handle.readCache.value(key, as: Value.self, in: view) {
+      handle.tableReads.read(kept.tables)
+      return kept.value
+    }
+    handle.tableReads.startLoad()
+    let value: Value
+    do {
+      value = try await load()
+    } catch {
+      _ = handle.tableReads.endLoad()
+      throw error
+    }
+    handle.readCache.keep(value, for: key, readFrom: handle.tableReads.endLoad(), in: view)
     return value
   }
 }

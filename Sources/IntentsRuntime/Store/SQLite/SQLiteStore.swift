@@ -103,6 +103,12 @@ package final class SQLiteStore: IntentStore {
     try await StoreTracing.span("store write", system: "sqlite") { try await writeTransaction(body) }
   }
 
+  /// Versions every table the migrations made (`TableVersioning`), so that what a cached read keeps
+  /// is dropped only by writes to the tables it read.
+  package func schemaDidChange() async throws {
+    try await write { try await TableVersioning.install(in: $0) }
+  }
+
   package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     try await StoreTracing.span("store read", system: "sqlite") { try await readTransaction(body) }
   }

@@ -1,0 +1,49 @@
+internal import SQLKit
+
+/// A version for each table of a SQLite store, moved by triggers on every row any connection
+/// inserts, updates or deletes — this process's, another's on the same file, or the `sqlite3`
+/// shell's — in the same transaction as the change. A cached read is kept with the versions of the
+/// tables it read (`ReadCache`), so a write drops only the values read from the tables it changed.
+///
+/// Installed after the schema's migrations (`SQLiteStore.schemaDidChange`) on every table they
+/// made; a table made later has no version until the next start, and what reads it is kept only
+/// while nothing at all is written.
+enum TableVersioning {
+  /// The table holding the versions: one row per versioned table.
+  static let table = "intentmesh_table_versions"
+
+  /// Creates the versions table and, for every table without them, its row and its triggers; in
+  /// one transaction, so a table is versioned entirely or not at all.
+  static func install(in database: any SQLDatabase) async throws {
+    try await database.raw(
+      "CREATE TABLE IF NOT EXISTS \(unsafeRaw: table) (name TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID"
+    ).run()
+    let tables = try await database.raw(
+      """
+      SELECT name FROM sqlite_schema
+      WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> \(bind: table)
+        AND sql NOT LIKE 'CREATE VIRTUAL%'
+      """
+    ).all().map { try $0.decode(column: "name", as: String.self) }
+    for name in tables {
+      for statement in statements(versioning: name) {
+        try await database.raw(SQLQueryString(statement)).run()
+      }
+    }
+  }
+
+  /// The row and the three triggers that version `name`.
+  static func statements(versioning name: String) -> [String] {
+    let literal = "'" + name.replacing("'", with: "''") + "'"
+    let bump = "UPDATE \(table) SET version = version + 1 WHERE name = \(literal)"
+    return ["INSERT OR IGNORE INTO \(table) (name, version) VALUES (\(literal), 0)"]
+      + ["INSERT", "UPDATE", "DELETE"].map { event in
+        let trigger = identifier("intentmesh_version_\(name)_\(event.lowercased())")
+        return "CREATE TRIGGER IF NOT EXISTS \(trigger) AFTER \(event) ON \(identifier(name)) BEGIN \(bump); END"
+      }
+  }
+
+  private static func identifier(_ name: String) -> String {
+    "\"" + name.replacing("\"", with: "\"\"") + "\""
+  }
+}
