@@ -58,19 +58,22 @@ package enum UserVocabulary {
     }
   }
 
-  /// The user's entries of `type`, most important first.
+  /// The user's entries of `type`, most important first; kept across requests (`cachedRead`) until
+  /// the vocabulary changes, so a resolver rebuilt because its other tables moved reads none again.
   package static func entries(
     userID: String, type: Intentmesh_V1_VocabularyStringType, in database: any SQLDatabase
   ) async throws -> [Entry] {
-    try await database.raw(
-      """
-      SELECT phrase, vocabulary_identifier FROM intentmesh_user_vocabulary
-      WHERE user_id = \(bind: userID) AND vocabulary_type = \(bind: type.rawValue) ORDER BY position
-      """
-    ).all().map {
-      Entry(
-        phrase: try $0.decode(column: "phrase", as: String.self),
-        vocabularyIdentifier: try $0.decode(column: "vocabulary_identifier", as: String.self))
+    try await database.cachedRead("vocabulary.\(type.rawValue)", userID: userID) {
+      try await database.raw(
+        """
+        SELECT phrase, vocabulary_identifier FROM intentmesh_user_vocabulary
+        WHERE user_id = \(bind: userID) AND vocabulary_type = \(bind: type.rawValue) ORDER BY position
+        """
+      ).all().map {
+        Entry(
+          phrase: try $0.decode(column: "phrase", as: String.self),
+          vocabularyIdentifier: try $0.decode(column: "vocabulary_identifier", as: String.self))
+      }
     }
   }
 }
