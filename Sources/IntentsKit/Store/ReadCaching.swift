@@ -1,12 +1,13 @@
 package import SQLKit
 
-/// A database that can keep what a transaction read for later transactions, for as long as nothing
-/// in the store has changed since it was read. SQLite can tell (`SQLiteStore`: the connection's data
-/// version and its own change count); a store that cannot — PostgreSQL, whose replicas do not hear
-/// each other's writes — does not conform, and every read goes to the database.
+/// A database that can keep what a transaction read for later transactions, for as long as none of
+/// the tables it was read from has changed. SQLite can tell (`SQLiteStore`: a version per table,
+/// moved by triggers on every write, and the tables each statement reads); a store that cannot —
+/// PostgreSQL, whose replicas do not hear each other's writes — does not conform, and every read
+/// goes to the database.
 package protocol ReadCachingDatabase: SQLDatabase {
-  /// The value kept under `key` when the store is unchanged since it was loaded; otherwise `load`'s
-  /// value, run in this transaction and kept.
+  /// The value kept under `key` when the tables it was read from are unchanged since it was
+  /// loaded; otherwise `load`'s value, run in this transaction and kept.
   func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value
 }
 
@@ -22,10 +23,11 @@ package struct ReadCacheKey: Hashable, Sendable {
 }
 
 extension SQLDatabase {
-  /// `load`'s value for `userID`, reused by later transactions while the store has not changed:
-  /// any committed write — of this process or another — and any write earlier in this transaction
-  /// makes the next call load again. `load` must only read, and its value must depend on the
-  /// store's contents alone (not on the clock).
+  /// `load`'s value for `userID`, reused by later transactions while the tables it read have not
+  /// changed: a committed write to one of them — of this process or another — or one earlier in
+  /// this transaction makes the next call load again. `load` must only read, and its value must
+  /// depend on the store's contents alone (not on the clock); the cached reads it makes count as
+  /// its own reads.
   package func cachedRead<Value: Sendable>(
     _ read: String, userID: String, _ load: () async throws -> Value
   ) async throws -> Value {

@@ -6,8 +6,8 @@ internal import SQLKit
 /// tables it read (`ReadCache`), so a write drops only the values read from the tables it changed.
 ///
 /// Installed after the schema's migrations (`SQLiteStore.schemaDidChange`) on every table they
-/// made; a table made later has no version until the next start, and what reads it is kept only
-/// while nothing at all is written.
+/// made; a table made outside them has no version, and what reads it is kept only while nothing
+/// at all is written (`ReadCache`).
 enum TableVersioning {
   /// The table holding the versions: one row per versioned table.
   static let table = "intentmesh_table_versions"
