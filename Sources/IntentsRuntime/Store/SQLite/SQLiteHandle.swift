@@ -20,13 +20,8 @@ internal import VaporCSQLite
 /// only. The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
-  /// A prepared statement and the tables it reads.
-  private struct Prepared {
-    let statement: OpaquePointer
-    let tables: [String]
-  }
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
-  private var statements: [String: Prepared] = [:]
+  private var statements: [String: PreparedStatement] = [:]
   private static let maxStatements = 512
   /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -85,7 +80,7 @@ final class SQLiteHandle: @unchecked Sendable {
         guard status == SQLITE_DONE else { throw error(status, sql) }
         return
       }
-      let names = columns ?? SQLiteResultRow.Columns(names: Self.columnNames(of: statement))
+      let names = columns ?? prepared.resultColumns
       columns = names
       onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
     }
@@ -159,16 +154,16 @@ final class SQLiteHandle: @unchecked Sendable {
 
   /// Closes the connection; its statements are finalized first.
   func close() {
-    for prepared in statements.values { sqlite_nio_sqlite3_finalize(prepared.statement) }
+    for prepared in statements.values { prepared.finalize() }
     statements.removeAll()
     if let raw { sqlite_nio_sqlite3_close(raw) }
     raw = nil
   }
 
-  private func prepared(_ sql: String, on raw: OpaquePointer) throws -> Prepared {
+  private func prepared(_ sql: String, on raw: OpaquePointer) throws -> PreparedStatement {
     if let prepared = statements[sql] { return prepared }
     if statements.count >= Self.maxStatements {
-      for prepared in statements.values { sqlite_nio_sqlite3_finalize(prepared.statement) }
+      for prepared in statements.values { prepared.finalize() }
       statements.removeAll()
     }
     var statement: OpaquePointer?
@@ -176,7 +171,7 @@ final class SQLiteHandle: @unchecked Sendable {
     let status = sqlite_nio_sqlite3_prepare_v3(raw, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
     let tables = tableReads.endPreparing()
     guard status == SQLITE_OK, let statement else { throw error(status, sql) }
-    let prepared = Prepared(statement: statement, tables: tables)
+    let prepared = PreparedStatement(statement: statement, tables: tables)
     statements[sql] = prepared
     return prepared
   }
@@ -206,12 +201,6 @@ final class SQLiteHandle: @unchecked Sendable {
   private func error(_ status: Int32, _ sql: String) -> SQLiteStatementError {
     let message = raw.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "the connection is closed"
     return SQLiteStatementError(code: status, message: message)
-  }
-
-  private static func columnNames(of statement: OpaquePointer) -> [String] {
-    (0..<sqlite_nio_sqlite3_column_count(statement)).map { column in
-      sqlite_nio_sqlite3_column_name(statement, column).map { String(cString: $0) } ?? ""
-    }
   }
 
   private static func values(of statement: OpaquePointer, count: Int) -> [SQLiteData] {

@@ -31,8 +31,11 @@ struct SQLiteLaneDatabase: SQLDatabase {
 
   private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
     let (sql, binds) = serialize(query)
-    let encoder = SQLiteDataEncoder()
-    try handle.run(sql, try binds.map { try encoder.encode($0) }) { onRow($0) }
+    var encoder: SQLiteDataEncoder?
+    var values: [SQLiteData] = []
+    values.reserveCapacity(binds.count)
+    for bind in binds { values.append(try SQLiteBindValue.data(bind, encoder: &encoder)) }
+    try handle.run(sql, values) { onRow($0) }
   }
 }
 
