@@ -189,6 +189,21 @@ struct ReadCacheTests {
     try await opened.dispose()
   }
 
+  @Test("a change of the schema by another connection (no row written, no trigger fired) drops what was kept")
+  func schemaChange() async throws {
+    guard Self.caches else { return }
+    let opened = try await Self.open("cache-schema-change")
+    let loads = Loads()
+    for _ in 0..<2 { _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) } }
+    #expect(loads.value == 1)
+    let shell = try SQLiteHandle(path: opened.location)
+    try shell.run("ALTER TABLE names ADD COLUMN nickname TEXT", []) { _ in }
+    shell.close()
+    _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+    #expect(loads.value == 2)
+    try await opened.dispose()
+  }
+
   @Test("every migrated table is versioned, once, however often the store is migrated")
   func versionedTables() async throws {
     guard Self.caches else { return }
@@ -275,7 +290,7 @@ struct ReadCacheTests {
   @Test("the cache holds a bounded number of values")
   func bounded() {
     let cache = ReadCache()
-    let view = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 1, changes: 0), versions: ["test": 1])
+    let view = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 1, changes: 0), versions: ["": 7, "test": 1])
     for user in 0..<(ReadCache.capacity + 10) {
       cache.keep(user, for: ReadCacheKey("test", userID: "\(user)"), readFrom: ["test"], in: view)
     }
@@ -284,27 +299,33 @@ struct ReadCacheTests {
     #expect(cache.value(ReadCacheKey("test", userID: "0"), as: Int.self, in: view) == nil)
   }
 
-  @Test("a kept value holds while its tables' versions do; one read from an unversioned table, while the stamp does")
+  @Test(
+    "a kept value holds while its tables' and the schema's versions do; one read from an unversioned table, while the stamp does"
+  )
   func validity() {
     let cache = ReadCache()
     let stamp = ReadCache.Stamp(dataVersion: 1, changes: 0)
-    let view = ReadCache.View(stamp: stamp, versions: ["names": 1, "pets": 1])
+    let view = ReadCache.View(stamp: stamp, versions: ["": 7, "names": 1, "pets": 1])
     let names = ReadCacheKey("names", userID: "diana")
     let scratch = ReadCacheKey("scratch", userID: "diana")
     cache.keep("Celestra", for: names, readFrom: ["names"], in: view)
     cache.keep("Moonbeam", for: scratch, readFrom: ["names", "scratch"], in: view)
     // Another table moved, and the stamp with it.
     let petsMoved = ReadCache.View(
-      stamp: ReadCache.Stamp(dataVersion: 2, changes: 0), versions: ["names": 1, "pets": 2])
+      stamp: ReadCache.Stamp(dataVersion: 2, changes: 0), versions: ["": 7, "names": 1, "pets": 2])
     #expect(cache.value(names, as: String.self, in: petsMoved)?.value == "Celestra")
     #expect(cache.value(names, as: String.self, in: petsMoved)?.tables == ["names"])
     #expect(cache.value(scratch, as: String.self, in: petsMoved) == nil)
     #expect(cache.value(scratch, as: String.self, in: view)?.value == "Moonbeam")
     let namesMoved = ReadCache.View(
-      stamp: ReadCache.Stamp(dataVersion: 3, changes: 0), versions: ["names": 2, "pets": 2])
+      stamp: ReadCache.Stamp(dataVersion: 3, changes: 0), versions: ["": 7, "names": 2, "pets": 2])
     #expect(cache.value(names, as: String.self, in: namesMoved) == nil)
+    // The schema moved (a table altered, dropped or made anew: no trigger fires).
+    let schemaMoved = ReadCache.View(
+      stamp: ReadCache.Stamp(dataVersion: 4, changes: 0), versions: ["": 8, "names": 1, "pets": 2])
+    #expect(cache.value(names, as: String.self, in: schemaMoved) == nil)
     // A table that lost its version (the versions table gone) is no longer trusted.
-    let unversioned = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 4, changes: 0), versions: [:])
+    let unversioned = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 5, changes: 0), versions: [:])
     #expect(cache.value(names, as: String.self, in: unversioned) == nil)
     // Versions remembered for a stamp are forgotten on clear (a rollback takes its versions back).
     cache.remember(["names": 1], at: stamp)

@@ -26,14 +26,16 @@ final class ReadCache: Sendable {
     let value: any Sendable
     /// The tables the value was read from, sorted.
     let tables: [String]
-    /// Each table's version when the value was read; empty when one of them has none.
+    /// The schema and the tables: what must not have moved for the value to hold.
+    let dependencies: [String]
+    /// Each dependency's version when the value was read; empty when one of them has none.
     let versions: [Int64]
-    /// Set when a table has no version: the value holds only at this stamp.
+    /// Set when a dependency has no version: the value holds only at this stamp.
     let stamp: Stamp?
 
     func isCurrent(in view: View) -> Bool {
       if let stamp { return stamp == view.stamp }
-      for (table, version) in zip(tables, versions) where view.versions[table] != version { return false }
+      for (name, version) in zip(dependencies, versions) where view.versions[name] != version { return false }
       return true
     }
   }
@@ -60,12 +62,15 @@ final class ReadCache: Sendable {
     }
   }
 
-  /// Keeps `value`, read in `view` from `tables`.
+  /// Keeps `value`, read in `view` from `tables` — and from the schema they are in
+  /// (`TableVersioning.schema`), which moves when a table is altered, dropped or made anew.
   func keep(_ value: any Sendable, for key: ReadCacheKey, readFrom tables: [String], in view: View) {
-    let versions = tables.compactMap { view.versions[$0] }
-    let versioned = versions.count == tables.count
+    let dependencies = [TableVersioning.schema] + tables
+    let versions = dependencies.compactMap { view.versions[$0] }
+    let versioned = versions.count == dependencies.count
     let entry = Entry(
-      value: value, tables: tables, versions: versioned ? versions : [], stamp: versioned ? nil : view.stamp)
+      value: value, tables: tables, dependencies: dependencies, versions: versioned ? versions : [],
+      stamp: versioned ? nil : view.stamp)
     state.withLock { state in
       if state.entries.count >= Self.capacity, state.entries[key] == nil {
         state.entries.removeAll(keepingCapacity: true)

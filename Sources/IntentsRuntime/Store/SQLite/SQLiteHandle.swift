@@ -120,7 +120,7 @@ final class SQLiteHandle: @unchecked Sendable {
     if let versions = readCache.versions(at: stamp) { return ReadCache.View(stamp: stamp, versions: versions) }
     var versions: [String: Int64] = [:]
     do {
-      try run("SELECT name, version FROM \(TableVersioning.table)", []) { row in
+      try run(TableVersioning.currentVersions, []) { row in
         if case .text(let name) = row.values[0], case .integer(let version) = row.values[1] {
           versions[name] = Int64(version)
         }

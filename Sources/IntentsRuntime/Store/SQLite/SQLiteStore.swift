@@ -107,6 +107,9 @@ package final class SQLiteStore: IntentStore {
   /// is dropped only by writes to the tables it read.
   package func schemaDidChange() async throws {
     try await write { try await TableVersioning.install(in: $0) }
+    // The writer's own schema changes do not move its stamp (no rows changed, and its data version
+    // moves only with other connections' commits): what it kept before them goes.
+    writer.handle.readCache.clear()
   }
 
   package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {

@@ -12,6 +12,17 @@ enum TableVersioning {
   /// The table holding the versions: one row per versioned table.
   static let table = "intentmesh_table_versions"
 
+  /// The name under which the schema's own version (`PRAGMA schema_version`, moved by every change
+  /// of the schema, which no trigger sees: a table altered, dropped or made anew) is read with the
+  /// tables'; every kept value depends on it.
+  static let schema = ""
+
+  /// The versions of every versioned table and of the schema, as the transaction sees them.
+  static let currentVersions = """
+    SELECT name, version FROM \(table)
+    UNION ALL SELECT '\(schema)', schema_version FROM pragma_schema_version
+    """
+
   /// Creates the versions table and, for every table without them, its row and its triggers; in
   /// one transaction, so a table is versioned entirely or not at all.
   static func install(in database: any SQLDatabase) async throws {
@@ -34,16 +45,25 @@ enum TableVersioning {
 
   /// The row and the three triggers that version `name`.
   static func statements(versioning name: String) -> [String] {
-    let literal = "'" + name.replacing("'", with: "''") + "'"
+    let literal = quoted(name, by: "'")
     let bump = "UPDATE \(table) SET version = version + 1 WHERE name = \(literal)"
     return ["INSERT OR IGNORE INTO \(table) (name, version) VALUES (\(literal), 0)"]
       + ["INSERT", "UPDATE", "DELETE"].map { event in
-        let trigger = identifier("intentmesh_version_\(name)_\(event.lowercased())")
-        return "CREATE TRIGGER IF NOT EXISTS \(trigger) AFTER \(event) ON \(identifier(name)) BEGIN \(bump); END"
+        let trigger = quoted("intentmesh_version_\(name)_\(event.lowercased())", by: "\"")
+        return "CREATE TRIGGER IF NOT EXISTS \(trigger) AFTER \(event) ON \(quoted(name, by: "\"")) BEGIN \(bump); END"
       }
   }
 
-  private static func identifier(_ name: String) -> String {
-    "\"" + name.replacing("\"", with: "\"\"") + "\""
+  /// `text` between two `quote`s, a quote inside it doubled: an SQL string literal (') or identifier (").
+  /// (Character by character: `replacing` would bring the string-processing library's code into
+  /// every service's start.)
+  static func quoted(_ text: String, by quote: Character) -> String {
+    var quotedText = String(quote)
+    for character in text {
+      if character == quote { quotedText.append(quote) }
+      quotedText.append(character)
+    }
+    quotedText.append(quote)
+    return quotedText
   }
 }
