@@ -204,6 +204,17 @@ struct ReadCacheTests {
     try await opened.dispose()
   }
 
+  @Test("a table's name is quoted in its versioning statements, whatever it holds")
+  func quotedNames() {
+    #expect(TableVersioning.quoted("it's", by: "'") == "'it''s'")
+    #expect(TableVersioning.quoted("say \"hi\"", by: "\"") == "\"say \"\"hi\"\"\"")
+    let statements = TableVersioning.statements(versioning: "o'brien")
+    #expect(statements.count == 4)
+    #expect(statements[0] == "INSERT OR IGNORE INTO intentmesh_table_versions (name, version) VALUES ('o''brien', 0)")
+    #expect(statements[1].contains(#"AFTER INSERT ON "o'brien" BEGIN UPDATE"#))
+    #expect(statements[1].contains("WHERE name = 'o''brien'"))
+  }
+
   @Test("every migrated table is versioned, once, however often the store is migrated")
   func versionedTables() async throws {
     guard Self.caches else { return }

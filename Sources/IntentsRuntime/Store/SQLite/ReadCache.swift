@@ -16,7 +16,8 @@ final class ReadCache: Sendable {
     let changes: Int64
   }
 
-  /// The store as one transaction sees it: its stamp and the version of each versioned table.
+  /// The store as one transaction sees it: its stamp, the version of each versioned table, and the
+  /// schema's version under `TableVersioning.schema`.
   struct View: Sendable {
     let stamp: Stamp
     let versions: [String: Int64]

@@ -55,8 +55,6 @@ enum TableVersioning {
   }
 
   /// `text` between two `quote`s, a quote inside it doubled: an SQL string literal (') or identifier (").
-  /// (Character by character: `replacing` would bring the string-processing library's code into
-  /// every service's start.)
   static func quoted(_ text: String, by quote: Character) -> String {
     var quotedText = String(quote)
     for character in text {
