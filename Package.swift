@@ -53,13 +53,19 @@ func protos(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
 /// (and ICU) at start; FoundationEssentials' own static dependencies are named because the driver
 /// does not add them; relative relocations packed (DT_RELR, glibc 2.36+: 2.3 MiB of .rela.dyn become
 /// 19 KiB, and no longer all read at start); and no dynamic symbol table of every Swift symbol
-/// (nothing looks a service's symbols up at run time). See README "Measured".
+/// (nothing looks a service's symbols up at run time); and, by lld, the functions a service runs at
+/// start and on its first calls laid out together (Services/link-order.txt, made by
+/// scripts/generate-link-order), so it maps a few MiB of its machine code rather than ~20 (the
+/// kernel maps 64 KiB around each page of code it faults in). See docs/ARCHITECTURE.md, "How the
+/// services are linked".
 let leanLinking: [LinkerSetting] = [
   .unsafeFlags(
     [
       "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims",
-      "-use-ld=bfd", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+      "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
       "-Xlinker", "--no-export-dynamic",
+      "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Services/link-order.txt",
+      "-Xlinker", "--no-warn-symbol-ordering",
     ],
     .when(platforms: [.linux])
   )

@@ -116,15 +116,19 @@ def framed(message_bytes):
 
 
 class Service:
-    def __init__(self, binary, work, name, jwks):
+    """A service on a free port of loopback; a domain on a fresh SQLite database unless other arguments
+    are given (the gateway's, in scripts/link_order.py)."""
+
+    def __init__(self, binary, work, name, jwks, arguments=None):
         self.name = name
         self.log_path = os.path.join(work, f"{name}.log")
-        database = os.path.join(work, f"{name}-{uuid.uuid4().hex[:6]}.sqlite")
-        # The Swift services' metrics listener is turned off; the Python domain has none.
-        metrics = [] if binary == WORKOUTS else ["--metrics-port=-1"]
+        if arguments is None:
+            database = os.path.join(work, f"{name}-{uuid.uuid4().hex[:6]}.sqlite")
+            # The Swift services' metrics listener is turned off; the Python domain has none.
+            arguments = ["--database", database] + ([] if binary == WORKOUTS else ["--metrics-port=-1"])
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(
-                [binary, "--port", "0", "--database", database, "--log-level", "warning", "--jwks", jwks] + metrics,
+                [binary, "--port", "0", "--log-level", "warning", "--jwks", jwks] + arguments,
                 stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         deadline = time.monotonic() + 60
         while True:

@@ -1,0 +1,145 @@
+"""The measuring part of scripts/generate-link-order (which builds, installs valgrind and makes the token).
+
+Runs each service under valgrind's callgrind, the way it starts and is first called: every domain
+service (binaries from --bin) starts on a fresh SQLite database and answers one health check,
+Resolve, Confirm and read-only Handle of its busiest intents (the requests of scripts/bench_domains.py)
+after it has idled a few seconds; the gateway starts in front of them and relays the same calls.
+Callgrind names every function that ran, in two parts (`callgrind_control --dump` between start and
+the first call). The functions the binaries define are written to --out, those of the start first,
+then those only the calls ran, each part grouped by the services that ran them: the symbol ordering file the services are linked
+with (lld's --symbol-ordering-file, Package.swift), so the code a service runs at start lies
+together in its file, and the code of its first calls right after, instead of spread over 40 MiB of
+machine code, and the kernel maps less of it.
+
+Valgrind cannot read the DWARF the toolchain writes, so each binary runs from a copy without its
+debug sections (symbols kept).
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_domains  # noqa: E402
+from bench_domains import DOMAINS, WORKOUTS, Bodies, Service  # noqa: E402
+
+
+GATEWAY = "gateway"
+TRAINED_TARGETS = ["health", "Resolve", "Confirm", "Handle"]
+#: A function name as callgrind writes it: "fn=(id) name", "cfn=(id) name"; a cycle's member has "'N".
+CALLGRIND_NAME = re.compile(r"^c?fn=\(\d+\) (.*?)(?:'\d+)?$")
+
+
+def wrapped(binary, work, name):
+    """An executable that runs a debug-stripped copy of the binary under callgrind."""
+    stripped = os.path.join(work, "stripped", name)
+    os.makedirs(os.path.dirname(stripped), exist_ok=True)
+    subprocess.run(["llvm-objcopy", "--strip-debug", binary, stripped], check=True)
+    wrapper = os.path.join(work, "wrapped", name)
+    os.makedirs(os.path.dirname(wrapper), exist_ok=True)
+    with open(wrapper, "w") as out:
+        out.write("#!/bin/sh\n")
+        out.write(f"exec valgrind --quiet --tool=callgrind --demangle=no --callgrind-out-file={work}/{name}.callgrind "
+                  f"{stripped} \"$@\"\n")
+    os.chmod(wrapper, 0o755)
+    return wrapper
+
+
+def started(process, idle_seconds):
+    """Lets the service idle, then has callgrind write what ran so far to its first part (.1)."""
+    time.sleep(idle_seconds)
+    subprocess.run(["callgrind_control", "--dump=started", str(process.pid)], check=True, capture_output=True)
+
+
+def called_functions(path):
+    names = set()
+    with open(path, errors="replace") as profile:
+        for line in profile:
+            found = CALLGRIND_NAME.match(line.rstrip("\n"))
+            if found:
+                names.add(found.group(1))
+    return names
+
+
+def defined_functions(binary):
+    listed = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
+    return {parts[2] for parts in (line.split() for line in listed.splitlines()) if len(parts) == 3 and parts[1] in "tTwW"}
+
+
+def train(bodies):
+    for target in TRAINED_TARGETS:
+        if target in bodies.targets:
+            bodies.body(target)  # a real call, its answer checked
+
+
+def grouped(functions):
+    """The functions run by the most services first, and those of one set of services together, so that
+    each service's own functions lie close to each other: a service maps fewer pages of the others'."""
+    return sorted(functions, key=lambda name: (-len(functions[name]), sorted(functions[name]), name))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--jwks", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--idle-seconds", type=float, default=3)
+    args = parser.parse_args()
+
+    domains = [(name, binary, busiest, read_only) for name, binary, busiest, read_only in DOMAINS if binary != WORKOUTS]
+    binaries = {binary: os.path.join(args.bin, binary) for _, binary, _, _ in domains}
+    binaries[GATEWAY] = os.path.join(args.bin, GATEWAY)
+    wrappers = {name: wrapped(path, args.work, name) for name, path in binaries.items()}
+
+    services = []
+    try:
+        for name, binary, busiest, read_only in domains:
+            service = Service(wrappers[binary], args.work, name, args.jwks)
+            services.append(service)
+            started(service.process, args.idle_seconds)
+            train(Bodies(service, args.token, busiest, read_only))
+            print(f"trained {binary}", file=sys.stderr)
+        domains_behind = [argument for service in services for argument in ("--domain", f"127.0.0.1:{service.port}")]
+        gateway = Service(wrappers[GATEWAY], args.work, GATEWAY, args.jwks, ["--metrics-port=-1"] + domains_behind)
+        try:
+            started(gateway.process, args.idle_seconds)
+            for (name, _, busiest, read_only), service in zip(domains, services):
+                relayed = Bodies(service, args.token, busiest, read_only)
+                relayed.service = gateway  # the same requests, through the gateway
+                relayed.stub = bench_domains.ext_grpc.IntentsExtensionStub(gateway.channel)
+                train(relayed)
+            print("trained gateway", file=sys.stderr)
+        finally:
+            gateway.stop()
+    finally:
+        for service in services:
+            service.stop()
+
+    at_start, on_calls = {}, {}  # function: the services that ran it
+    for name, path in binaries.items():
+        defined = defined_functions(path)
+        start = called_functions(os.path.join(args.work, f"{name}.callgrind.1")) & defined
+        calls = called_functions(os.path.join(args.work, f"{name}.callgrind")) & defined - start
+        print(f"{name}: {len(start)} of its functions ran at start, {len(calls)} more on its first calls",
+              file=sys.stderr)
+        for function in start:
+            at_start.setdefault(function, set()).add(name)
+        for function in calls:
+            on_calls.setdefault(function, set()).add(name)
+    for function in at_start:
+        on_calls.pop(function, None)
+    with open(args.out, "w") as out:
+        out.write("# The functions the services run at start, then those their first calls run, laid out in this\n")
+        out.write("# order at link time (lld --symbol-ordering-file; Package.swift). Made by scripts/generate-link-order;\n")
+        out.write("# a name no longer defined is skipped, so a stale list only costs memory, never correctness.\n")
+        for name in grouped(at_start) + grouped(on_calls):
+            out.write(name + "\n")
+    print(f"{len(at_start)} + {len(on_calls)} functions written to {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
