@@ -294,12 +294,18 @@ def spread(values, digits=0):
     return f"{median} ({min(values):.{digits}f}–{max(values):.{digits}f})" if len(values) > 1 else median
 
 
-def main():
+def service_arguments():
+    """The arguments every script that starts the services with scripts/bench-domains' set-up takes."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--token", required=True)
-    parser.add_argument("--jwks", required=True)
+    parser.add_argument("--bin", required=True, help="the folder of the service binaries")
+    parser.add_argument("--work", required=True, help="a folder for databases, logs and profiles")
+    parser.add_argument("--token", required=True, help="Diana's bearer token")
+    parser.add_argument("--jwks", required=True, help="the JWKS the token is checked against")
+    return parser
+
+
+def main():
+    parser = service_arguments()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--warm-up", type=int, default=1)

@@ -10,7 +10,6 @@ run: req/s, p50/p99, and the CPU time per call of the gateway and of the domain 
 /proc over the measured part). Then the medians, their spread over rounds, and the ratios
 traced/untraced.
 """
-import argparse
 import os
 import re
 import statistics
@@ -112,11 +111,7 @@ def measure(stack, body_file, token, load, seconds, warm_up, work):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--token", required=True)
-    parser.add_argument("--jwks", required=True)
+    parser = bench.service_arguments()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=5)
     arguments = parser.parse_args()

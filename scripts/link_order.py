@@ -14,7 +14,6 @@ machine code, and the kernel maps less of it.
 Valgrind cannot read the DWARF the toolchain writes, so each binary runs from a copy without its
 debug sections (symbols kept).
 """
-import argparse
 import os
 import re
 import subprocess
@@ -81,11 +80,7 @@ def grouped(functions):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--bin", required=True)
-    parser.add_argument("--work", required=True)
-    parser.add_argument("--token", required=True)
-    parser.add_argument("--jwks", required=True)
+    parser = bench_domains.service_arguments()
     parser.add_argument("--out", required=True)
     parser.add_argument("--idle-seconds", type=float, default=3)
     args = parser.parse_args()
