@@ -55,9 +55,9 @@ func protos(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
 /// 19 KiB, and no longer all read at start); and no dynamic symbol table of every Swift symbol
 /// (nothing looks a service's symbols up at run time); and, by lld, the functions a service runs at
 /// start and on its first calls laid out together (Services/link-order.txt, made by
-/// scripts/generate-link-order), so it maps a few MiB of its machine code rather than ~20 (the
-/// kernel maps 64 KiB around each page of code it faults in). See docs/ARCHITECTURE.md, "How the
-/// services are linked".
+/// scripts/generate-link-order), so it maps ~12 MiB of its machine code rather than ~20 (the
+/// kernel maps 64–128 KiB around each page of code it faults in). See docs/ARCHITECTURE.md, "A small
+/// process".
 let leanLinking: [LinkerSetting] = [
   .unsafeFlags(
     [

@@ -6,10 +6,10 @@ Resolve, Confirm and read-only Handle of its busiest intents (the requests of sc
 after it has idled a few seconds; the gateway starts in front of them and relays the same calls.
 Callgrind names every function that ran, in two parts (`callgrind_control --dump` between start and
 the first call). The functions the binaries define are written to --out, those of the start first,
-then those only the calls ran, each part grouped by the services that ran them: the symbol ordering file the services are linked
-with (lld's --symbol-ordering-file, Package.swift), so the code a service runs at start lies
-together in its file, and the code of its first calls right after, instead of spread over 40 MiB of
-machine code, and the kernel maps less of it.
+then those only the calls ran, each part grouped by the services that ran them: the symbol ordering
+file the services are linked with (lld's --symbol-ordering-file, Package.swift), so the code a
+service runs at start lies together in its file, and the code of its first calls right after,
+instead of spread over 40 MiB of machine code, and the kernel maps less of it.
 
 Valgrind cannot read the DWARF the toolchain writes, so each binary runs from a copy without its
 debug sections (symbols kept).
