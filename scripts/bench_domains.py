@@ -116,8 +116,8 @@ def framed(message_bytes):
 
 
 class Service:
-    """A service on a free port of loopback; a domain on a fresh SQLite database unless other arguments
-    are given (the gateway's, in scripts/link_order.py)."""
+    """A service on a free port of loopback: a domain on a fresh SQLite database, its metrics listener
+    off, unless other arguments are given (scripts/link_order.py: listeners on, the gateway's)."""
 
     def __init__(self, binary, work, name, jwks, arguments=None):
         self.name = name
