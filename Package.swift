@@ -55,21 +55,30 @@ func protos(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
 /// 19 KiB, and no longer all read at start); and no dynamic symbol table of every Swift symbol
 /// (nothing looks a service's symbols up at run time); and, by lld, the functions a service runs at
 /// start and on its first calls laid out together (Services/link-order.txt, made by
-/// scripts/generate-link-order), so it maps ~12 MiB of its machine code rather than ~20 (the
+/// scripts/generate-link-order), so it maps ~6 MiB of its machine code rather than ~20 (the
 /// kernel maps 64–128 KiB around each page of code it faults in). See docs/ARCHITECTURE.md, "A small
 /// process".
-let leanLinking: [LinkerSetting] = [
-  .unsafeFlags(
-    [
-      "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims",
-      "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-      "-Xlinker", "--no-export-dynamic",
-      "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Services/link-order.txt",
-      "-Xlinker", "--no-warn-symbol-ordering",
-    ],
-    .when(platforms: [.linux])
-  )
-]
+/// The functions without a symbol that a service runs (LLVM's `.L__unnamed_N`) are placed by section
+/// (Services/link-order.ld). With INTENTMESH_LINK_MAP=1 (scripts/generate-link-order) each service's
+/// link also writes its map to .build/link-maps/, which names the section of each address that ran.
+func leanLinking(_ target: String) -> [LinkerSetting] {
+  let map =
+    Context.environment["INTENTMESH_LINK_MAP"] == "1"
+    ? ["-Xlinker", "-Map=\(Context.packageDirectory)/.build/link-maps/\(target).map"] : []
+  return [
+    .unsafeFlags(
+      [
+        "-static-stdlib", "-l_FoundationCollections", "-l_FoundationCShims",
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+        "-Xlinker", "--no-export-dynamic",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Services/link-order.txt",
+        "-Xlinker", "--no-warn-symbol-ordering",
+        "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/Services/link-order.ld",
+      ] + map,
+      .when(platforms: [.linux])
+    )
+  ]
+}
 
 /// A domain service also uses Foundation proper (calendars and time zones, with ICU): its static
 /// libraries, which the driver does not name either.
@@ -88,7 +97,7 @@ func service(_ target: String, folder: String, dependencies: [Target.Dependency]
     exclude: ["README.md"],
     resources: [.copy("Manifest")],
     swiftSettings: strictSettings,
-    linkerSettings: leanLinking + foundationStatically
+    linkerSettings: leanLinking(target) + foundationStatically
   )
 }
 
@@ -300,7 +309,7 @@ let package = Package(
       // the gateway's symbols up at run time). Together about 12 MiB less RSS; see README "Measured".
       // swift-otel (the OTLP exporter, used only when tracing is configured) reads its environment and
       // builds its messages with Foundation proper: its static libraries are named as for the domains.
-      linkerSettings: leanLinking + foundationStatically
+      linkerSettings: leanLinking("GatewayService") + foundationStatically
     ),
 
     // The command-line client for people: `intentmesh up`, `send`, `chat`, `routes`. It links no

@@ -16,6 +16,7 @@ it. (The calls' code first, busiest first, was measured too: 3.5 MiB more at idl
 Valgrind cannot read the DWARF the toolchain writes, so each binary runs from a copy without its
 debug sections (symbols kept).
 """
+import bisect
 import os
 import re
 import subprocess
@@ -28,6 +29,10 @@ from bench_domains import DOMAINS, WORKOUTS, Bodies, Service  # noqa: E402
 
 
 GATEWAY = "gateway"
+#: Each product's target: its link map is .build/link-maps/<target>.map (Package.swift, leanLinking).
+TARGETS = {"messaging-service": "MessagingService", "payments-service": "PaymentsService",
+           "ridebooking-service": "RideBookingService", "notes-service": "ListsAndNotesService",
+           GATEWAY: "GatewayService"}
 TRAINED_TARGETS = ["health", "Resolve", "Confirm", "Handle"]
 #: A function name as callgrind writes it: "fn=(id) name", "cfn=(id) name"; a cycle's member has "'N".
 CALLGRIND_NAME = re.compile(r"^c?fn=\(\d+\) (.*?)(?:'\d+)?$")
@@ -42,8 +47,8 @@ def wrapped(binary, work, name):
     os.makedirs(os.path.dirname(wrapper), exist_ok=True)
     with open(wrapper, "w") as out:
         out.write("#!/bin/sh\n")
-        out.write(f"exec valgrind --quiet --tool=callgrind --demangle=no --callgrind-out-file={work}/{name}.callgrind "
-                  f"{stripped} \"$@\"\n")
+        out.write(f"exec valgrind --quiet --tool=callgrind --demangle=no --dump-instr=yes --compress-pos=no "
+                  f"--callgrind-out-file={work}/{name}.callgrind {stripped} \"$@\"\n")
     os.chmod(wrapper, 0o755)
     return wrapper
 
@@ -61,6 +66,59 @@ def called_functions(path):
             if found:
                 names.add(found.group(1))
     return names
+
+
+def executed_addresses(path, binary):
+    """The addresses of the binary's instructions a callgrind profile (--dump-instr=yes
+    --compress-pos=no) counted."""
+    objects, mine, addresses = {}, False, set()
+    with open(path, errors="replace") as profile:
+        for line in profile:
+            if line.startswith(("ob=", "cob=")):  # an object is named where it first appears, called or not
+                key, _, named = line.split("=", 1)[1].rstrip("\n").partition(" ")
+                if named:
+                    objects[key] = named
+                if line.startswith("ob="):
+                    mine = objects.get(key, key) == binary
+            elif mine and line.startswith("0x"):
+                addresses.add(int(line.split(None, 1)[0], 16))
+    return addresses
+
+
+#: An input section or a symbol in lld's map: VMA, LMA, size, alignment, then the name indented.
+MAP_LINE = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$")
+
+
+def unnamed_sections(map_path):
+    """The input sections of the map's .text that define no symbol: (start, end, where), where is
+    lld's "file:(section)" or "archive(member):(section)"."""
+    sections, in_text = [], False
+    with open(map_path) as linked:
+        for line in linked:
+            found = MAP_LINE.match(line.rstrip("\n"))
+            if not found:
+                continue
+            start, size, depth, name = int(found.group(1), 16), int(found.group(2), 16), len(found.group(3)), found.group(4)
+            if depth == 0:
+                in_text = name == ".text"
+            elif in_text and depth == 8:
+                sections.append([start, start + size, name, False])
+            elif in_text and depth == 16 and sections:
+                sections[-1][3] = True
+    return [(start, end, where) for start, end, where, named in sections if not named and end > start]
+
+
+def script_rule(where):
+    """A linker-script input rule for the section lld's map names: `*/Module.build/File.o(section)`,
+    `*/libX.a:Member.o(section)`; a character lld's script syntax would split on becomes `?`."""
+    file, _, section = where.rpartition(":(")
+    section = section.rstrip(")")
+    archive = re.match(r"^(.*)\((.*)\)$", file)
+    if archive:
+        pattern = f"*/{os.path.basename(archive.group(1))}:{archive.group(2)}"
+    else:
+        pattern = "*/" + "/".join(file.split("/")[-2:])
+    return re.sub(r"[^A-Za-z0-9_./:*-]", "?", pattern) + f"({section})"
 
 
 def defined_functions(binary):
@@ -83,6 +141,8 @@ def grouped(functions):
 def main():
     parser = bench_domains.service_arguments()
     parser.add_argument("--out", required=True)
+    parser.add_argument("--script", required=True, help="the linker script placing the unnamed functions that ran")
+    parser.add_argument("--maps", required=True, help="the folder of the binaries' lld maps (<target>.map)")
     parser.add_argument("--idle-seconds", type=float, default=3)
     args = parser.parse_args()
 
@@ -136,6 +196,29 @@ def main():
             on_calls.setdefault(function, set()).add(name)
     for function in at_start:
         on_calls.pop(function, None)
+    rules = set()
+    for name in binaries:
+        stripped = os.path.join(args.work, "stripped", name)
+        ran = set()
+        for part in (".1", ".2"):
+            ran |= executed_addresses(os.path.join(args.work, f"{name}.callgrind{part}"), stripped)
+        unnamed = unnamed_sections(os.path.join(args.maps, f"{TARGETS[name]}.map"))
+        starts = [start for start, _, _ in unnamed]
+        hit = set()
+        for address in ran:
+            index = bisect.bisect_right(starts, address) - 1
+            if index >= 0 and address < unnamed[index][1]:
+                hit.add(unnamed[index][2])
+        print(f"{name}: {len(hit)} functions without a symbol ran", file=sys.stderr)
+        rules |= {script_rule(where) for where in hit}
+    with open(args.script, "w") as out:
+        out.write("/* The functions without a symbol (LLVM's .L__unnamed_N) the services run at start and on their\n")
+        out.write("   first calls, placed before the rest of the code by section. Made by scripts/generate-link-order;\n")
+        out.write("   a rule no input matches places nothing. */\n")
+        out.write("SECTIONS {\n  .text.unnamed : {\n")
+        for rule in sorted(rules):
+            out.write(f"    {rule}\n")
+        out.write("  }\n} INSERT BEFORE .text;\n")
     with open(args.out, "w") as out:
         out.write("# The functions the services run at start, then those their first calls run, laid out in this\n")
         out.write("# order at link time (lld --symbol-ordering-file; Package.swift). Made by scripts/generate-link-order;\n")
