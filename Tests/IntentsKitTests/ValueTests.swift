@@ -45,6 +45,8 @@ struct ValueTests {
       // the first one crashing: nanos of ten digits).
       (12, 1_999_999_999, "13.999999999"), (5, -500_000_000, "4.50"), (-5, 250_000_000, "-4.75"),
       (0, Int32.min, "-2.147483648"), (Int64.max, Int32.max, "9223372036854775807.2147483647"),
+      (0, -1, "-0.000000001"), (1_000_000, 120_000_000, "1000000.12"), (-10, 0, "-10.00"),
+      (Int64.min, 0, "-9223372036854775808.00"), (Int64.min, Int32.min, "-9223372036854775808.2147483648"),
     ])
   func money(units: Int64, nanos: Int32, text: String) throws {
     #expect(DisplayText.decimal(units: units, nanos: nanos) == text)

@@ -10,4 +10,19 @@ extension Google_Protobuf_Any {
     any.value = try message.serializedBytes()
     return any
   }
+
+  /// Whether the Any holds a `M`: the last segment of its type URL is `M`'s full name, as
+  /// `isA(_:)` decides, compared byte by byte (`isA` walks the URL by Characters and copies the
+  /// name out, twice per unpack).
+  func holds<M: SwiftProtobuf.Message>(_ type: M.Type) -> Bool {
+    let url = typeURL.utf8
+    let start = url.lastIndex(of: UInt8(ascii: "/")).map(url.index(after:)) ?? url.startIndex
+    return url[start...].elementsEqual(M.protoMessageName.utf8)
+  }
+
+  /// The held message as `M`, decoded from the held bytes; `holds(M.self)` must be true. Like
+  /// `M(unpackingAny:)`, missing required fields are allowed (`partial`).
+  func unpacked<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M {
+    try M(serializedBytes: value, partial: true)
+  }
 }

@@ -10,14 +10,14 @@ enum IntentPayload {
     _ type: T.Type, from payload: Google_Protobuf_Any?, intentClass: String
   ) throws -> T {
     guard let payload, !(payload.typeURL.isEmpty && payload.value.isEmpty) else { return T() }
-    guard payload.isA(T.self) else {
+    guard payload.holds(T.self) else {
       let got = payload.typeURL.isEmpty ? "a payload with no type_url" : payload.typeURL
       throw IntentMeshError.invalidPayload(
         "the payload of \(intentClass) must be \(T.protoMessageName) (type.googleapis.com/\(T.protoMessageName)), got \(got)"
       )
     }
     do {
-      return try T(unpackingAny: payload)
+      return try payload.unpacked(as: T.self)
     } catch {
       throw IntentMeshError.invalidPayload(
         "the payload of \(intentClass) does not decode as \(T.protoMessageName): \(error)")

@@ -24,8 +24,11 @@ package struct IntentRegistration: Sendable {
   let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
   package let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
   package let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
-  package let handle: @Sendable (Google_Protobuf_Any?, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
-  package let samePayload: @Sendable (Google_Protobuf_Any?, Data) -> Bool
+  /// Handles an intent `decodeIntent` decoded (of this registration's payload type).
+  package let handle:
+    @Sendable (any SwiftProtobuf.Message, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
+  /// Whether stored payload bytes decode to the same intent as one `decodeIntent` decoded.
+  package let samePayload: @Sendable (any SwiftProtobuf.Message, Data) -> Bool
   package let liveUpdates:
     (
       @Sendable (Google_Protobuf_Any?, IntentContext, @escaping @Sendable (HandlerAnswer) async throws -> Void)
@@ -108,17 +111,27 @@ package struct IntentRegistration: Sendable {
       let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
       return try HandlerAnswer(try await make().confirm(intent: intent, context: context))
     }
-    self.handle = { payload, context, database in
-      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+    self.handle = { decoded, context, database in
+      let intent = try Self.decoded(decoded, as: H.Intent.self)
       return try HandlerAnswer(try await make().handle(intent: intent, context: context, database: database))
     }
-    self.samePayload = { payload, stored in
-      guard let storedAny = try? Google_Protobuf_Any(serializedBytes: stored),
-        let earlier = try? IntentPayload.decode(H.Intent.self, from: storedAny, intentClass: intentClass),
-        let now = try? IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+    self.samePayload = { decoded, stored in
+      guard let now = decoded as? H.Intent, let storedAny = try? Google_Protobuf_Any(serializedBytes: stored),
+        let earlier = try? IntentPayload.decode(H.Intent.self, from: storedAny, intentClass: intentClass)
       else { return false }
       return earlier.isEqualTo(message: now)
     }
+  }
+
+  /// `decoded` as the intent type it must be: `decodeIntent` of the same registration made it.
+  private static func decoded<Intent: SwiftProtobuf.Message>(
+    _ decoded: any SwiftProtobuf.Message, as type: Intent.Type
+  ) throws -> Intent {
+    guard let intent = decoded as? Intent else {
+      throw IntentMeshError.invalidPayload(
+        "the intent handed to Handle is \(Swift.type(of: decoded).protoMessageName), not \(Intent.protoMessageName)")
+    }
+    return intent
   }
 
   private static func chosenParameters<H: IntentHandler>(

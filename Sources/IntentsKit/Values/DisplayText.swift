@@ -29,10 +29,40 @@ package enum DisplayText {
       nanos -= billion
     }
     let negative = units < 0 || nanos < 0
-    var fraction = String(nanos.magnitude)
-    fraction = String(repeating: "0", count: max(0, 9 - fraction.count)) + fraction
-    while fraction.count > 2, fraction.hasSuffix("0") { fraction.removeLast() }
-    return "\(negative ? "-" : "")\(units.magnitude).\(fraction)"
+    // The fraction: nine digits (ten when nanos could not carry), trailing zeros cut to two.
+    var fraction = nanos.magnitude
+    var fractionDigits = fraction >= UInt64(billion) ? 10 : 9
+    while fractionDigits > 2, fraction % 10 == 0 {
+      fraction /= 10
+      fractionDigits -= 1
+    }
+    var integerDigits = 1
+    var rest = units.magnitude / 10
+    while rest > 0 {
+      integerDigits += 1
+      rest /= 10
+    }
+    // Written right to left as ASCII: on every resolved amount, where String's Character-wise
+    // padding and trimming cost more than the rest of the value's display.
+    let length = (negative ? 1 : 0) + integerDigits + 1 + fractionDigits
+    return String(unsafeUninitializedCapacity: length) { text in
+      var index = length
+      for _ in 0..<fractionDigits {
+        index -= 1
+        text[index] = UInt8(ascii: "0") + UInt8(fraction % 10)
+        fraction /= 10
+      }
+      index -= 1
+      text[index] = UInt8(ascii: ".")
+      var integer = units.magnitude
+      for _ in 0..<integerDigits {
+        index -= 1
+        text[index] = UInt8(ascii: "0") + UInt8(integer % 10)
+        integer /= 10
+      }
+      if negative { text[0] = UInt8(ascii: "-") }
+      return length
+    }
   }
 
   /// "2026-11-21 17:00" style text of date components; absent fields are left out.

@@ -87,7 +87,8 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: intent.intentClass, identifier: intent.identifier)
       let payload = payload(of: intent)
-      _ = try registration.decodeIntent(payload)
+      // Decoded once: the handler, and the comparison with a replayed Handle's payload, take it.
+      let decoded = try registration.decodeIntent(payload)
       if registration.handleHasEffects, intent.identifier.isEmpty {
         throw IntentMeshError.invalidArgument(
           "Handle of \(intent.intentClass) needs intent.identifier: it is the key that makes a retried Handle take effect once"
@@ -113,14 +114,14 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
       }
       guard registration.handleHasEffects else {
         try confirmed()
-        return respond(try await store.read { try await registration.handle(payload, intentContext, $0) })
+        return respond(try await store.read { try await registration.handle(decoded, intentContext, $0) })
       }
       let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).serializedBytes()
       return try await store.write { database in
         if let earlier = try await HandledIntentLedger.entry(
           userID: intentContext.userID, identifier: intent.identifier, in: database)
         {
-          guard earlier.intentClass == intent.intentClass, registration.samePayload(payload, earlier.payload) else {
+          guard earlier.intentClass == intent.intentClass, registration.samePayload(decoded, earlier.payload) else {
             throw IntentMeshError.identifierReused(identifier: intent.identifier, intentClass: intent.intentClass)
           }
           var replay = InteractionBuilder.restored(try Intentmesh_V1_HandleResponse(serializedBytes: earlier.response))
@@ -128,7 +129,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
           return replay
         }
         try confirmed()
-        let response = respond(try await registration.handle(payload, intentContext, database))
+        let response = respond(try await registration.handle(decoded, intentContext, database))
         try await HandledIntentLedger.record(
           userID: intentContext.userID, identifier: intent.identifier,
           entry: .init(
