@@ -30,6 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_domains  # noqa: E402
 from bench_domains import DOMAINS, WORKOUTS, Bodies, Service  # noqa: E402
+from elf_functions import function_addresses  # noqa: E402
 
 
 GATEWAY = "gateway"
@@ -125,11 +126,6 @@ def script_rule(where):
     return re.sub(r"[^A-Za-z0-9_./:*-]", "?", pattern) + f"({section})"
 
 
-def defined_functions(binary):
-    listed = subprocess.run(["nm", "--defined-only", binary], capture_output=True, text=True, check=True).stdout
-    return {parts[2] for parts in (line.split() for line in listed.splitlines()) if len(parts) == 3 and parts[1] in "tTwW"}
-
-
 def train(bodies):
     for target in TRAINED_TARGETS:
         if target in bodies.targets:
@@ -189,7 +185,7 @@ def main():
 
     at_start, on_calls = {}, {}  # function: the services that ran it
     for name, path in binaries.items():
-        defined = defined_functions(path)
+        defined = set(function_addresses(path))
         start = called_functions(os.path.join(args.work, f"{name}.callgrind.1")) & defined
         calls = called_functions(os.path.join(args.work, f"{name}.callgrind.2")) & defined - start
         print(f"{name}: {len(start)} of its functions ran at start, {len(calls)} more on its first calls",

@@ -244,6 +244,16 @@ struct ReadCacheTests {
         .decode(column: "version", as: Int.self)
     }
     #expect(after == before.map { $0 + 3 })
+    // A table missing one of its triggers (dropped by hand) gets it back at the next start; the
+    // others, complete, are left as they are.
+    try await opened.store.write { try await $0.raw("DROP TRIGGER intentmesh_version_pets_update").run() }
+    try await SchemaMigrator.migrate(opened.store, Self.migrations)
+    let restored = try await opened.store.read { database in
+      try await database.raw(
+        "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'pets' ORDER BY name"
+      ).all().map { try $0.decode(column: "name", as: String.self) }
+    }
+    #expect(restored == ["delete", "insert", "update"].map { "intentmesh_version_pets_\($0)" })
     try await opened.dispose()
   }
 

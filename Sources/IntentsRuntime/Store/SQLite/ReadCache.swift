@@ -25,14 +25,16 @@ final class ReadCache: Sendable {
 
   private struct Entry {
     let value: any Sendable
-    /// The tables the value was read from, sorted.
-    let tables: [String]
-    /// The schema and the tables: what must not have moved for the value to hold.
+    /// The schema, then the tables the value was read from (sorted): what must not have moved for
+    /// the value to hold.
     let dependencies: [String]
     /// Each dependency's version when the value was read; empty when one of them has none.
     let versions: [Int64]
     /// Set when a dependency has no version: the value holds only at this stamp.
     let stamp: Stamp?
+
+    /// The tables the value was read from.
+    var tables: ArraySlice<String> { dependencies.dropFirst() }
 
     func isCurrent(in view: View) -> Bool {
       if let stamp { return stamp == view.stamp }
@@ -53,7 +55,9 @@ final class ReadCache: Sendable {
   private let state = Mutex(State())
 
   /// The value kept under `key` that is still current in `view`, with the tables it was read from.
-  func value<Value>(_ key: ReadCacheKey, as type: Value.Type, in view: View) -> (value: Value, tables: [String])? {
+  func value<Value>(_ key: ReadCacheKey, as type: Value.Type, in view: View) -> (
+    value: Value, tables: ArraySlice<String>
+  )? {
     state.withLock { state in
       // Unwrapped before the cast: a missing key cast to an optional `Value` would be a kept nil.
       guard let entry = state.entries[key], entry.isCurrent(in: view), let value = entry.value as? Value else {
@@ -70,7 +74,7 @@ final class ReadCache: Sendable {
     let versions = dependencies.compactMap { view.versions[$0] }
     let versioned = versions.count == dependencies.count
     let entry = Entry(
-      value: value, tables: tables, dependencies: dependencies, versions: versioned ? versions : [],
+      value: value, dependencies: dependencies, versions: versioned ? versions : [],
       stamp: versioned ? nil : view.stamp)
     state.withLock { state in
       if state.entries.count >= Self.capacity, state.entries[key] == nil {

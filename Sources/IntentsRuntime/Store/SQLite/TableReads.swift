@@ -40,7 +40,7 @@ final class TableReads {
   }
 
   /// A statement, or a reused cached read, read `tables`.
-  func read(_ tables: [String]) {
+  func read(_ tables: some Collection<String>) {
     guard !loads.isEmpty, !tables.isEmpty else { return }
     loads[loads.count - 1].formUnion(tables)
   }

@@ -24,16 +24,23 @@ enum TableVersioning {
     """
 
   /// Creates the versions table and, for every table without them, its row and its triggers; in
-  /// one transaction, so a table is versioned entirely or not at all.
+  /// one transaction, so a table is versioned entirely or not at all. Tables that have their row
+  /// and all three triggers are left alone: on a store migrated before, a start runs two statements.
   static func install(in database: any SQLDatabase) async throws {
     try await database.raw(
       "CREATE TABLE IF NOT EXISTS \(unsafeRaw: table) (name TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID"
     ).run()
     let tables = try await database.raw(
       """
-      SELECT name FROM sqlite_schema
+      SELECT name FROM sqlite_schema AS versioned
       WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> \(bind: table)
         AND sql NOT LIKE 'CREATE VIRTUAL%'
+        AND (NOT EXISTS (SELECT 1 FROM \(unsafeRaw: table) WHERE \(unsafeRaw: table).name = versioned.name)
+          OR (SELECT count(*) FROM sqlite_schema AS made
+              WHERE made.type = 'trigger' AND made.tbl_name = versioned.name
+                AND made.name IN ('\(unsafeRaw: triggerPrefix)' || versioned.name || '_insert',
+                  '\(unsafeRaw: triggerPrefix)' || versioned.name || '_update',
+                  '\(unsafeRaw: triggerPrefix)' || versioned.name || '_delete')) < 3)
       """
     ).all().map { try $0.decode(column: "name", as: String.self) }
     for name in tables {
@@ -43,13 +50,16 @@ enum TableVersioning {
     }
   }
 
+  /// How the names of the triggers that version a table begin; the table's name and the event follow.
+  static let triggerPrefix = "intentmesh_version_"
+
   /// The row and the three triggers that version `name`.
   static func statements(versioning name: String) -> [String] {
     let literal = quoted(name, by: "'")
     let bump = "UPDATE \(table) SET version = version + 1 WHERE name = \(literal)"
     return ["INSERT OR IGNORE INTO \(table) (name, version) VALUES (\(literal), 0)"]
       + ["INSERT", "UPDATE", "DELETE"].map { event in
-        let trigger = quoted("intentmesh_version_\(name)_\(event.lowercased())", by: "\"")
+        let trigger = quoted("\(triggerPrefix)\(name)_\(event.lowercased())", by: "\"")
         return "CREATE TRIGGER IF NOT EXISTS \(trigger) AFTER \(event) ON \(quoted(name, by: "\"")) BEGIN \(bump); END"
       }
   }
