@@ -7,7 +7,7 @@ import MessagingProtos
 import SwiftProtobuf
 import Testing
 
-@Suite("oversized requests: RESOURCE_EXHAUSTED with a message, not a reset stream", .serialized)
+@Suite("oversized requests: RESOURCE_EXHAUSTED with a message, not a bare reset stream", .serialized)
 struct OversizedMessageTests {
   static func resolve(content bytes: Int) throws -> Intentmesh_V1_ResolveRequest {
     try .with {
@@ -22,12 +22,16 @@ struct OversizedMessageTests {
     }
   }
 
-  static func call(port: Int, _ request: Intentmesh_V1_ResolveRequest) async throws -> RPCError? {
+  /// `gzip`: the request message goes compressed (its wire bytes far under the limit, its own over it).
+  static func call(port: Int, _ request: Intentmesh_V1_ResolveRequest, gzip: Bool = false) async throws -> RPCError? {
     let transport = try HTTP2ClientTransport.Posix(
-      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+      target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext,
+      config: .defaults { $0.compression = .init(algorithm: gzip ? .gzip : .none, enabledAlgorithms: .all) })
     return try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
       do {
-        _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(request)
+        var options = CallOptions.defaults
+        options.compression = gzip ? .gzip : CompressionAlgorithm.none
+        _ = try await Intentmesh_V1_IntentsExtension.Client(wrapping: grpc).resolve(request, options: options)
         return nil
       } catch let error as RPCError {
         return error
@@ -51,6 +55,12 @@ struct OversizedMessageTests {
     #expect(direct.code == .resourceExhausted)
     #expect(direct.message.contains("accepts at most 65536"), "\(direct.message)")
     #expect(direct.message.contains("Resolve"), "\(direct.message)")
+    // Compressed, the size is known only decompressed: the same answer.
+    let compressed = try #require(
+      try await Self.call(port: messaging.port, try Self.resolve(content: 100_000), gzip: true))
+    #expect(compressed.code == .resourceExhausted, "\(compressed)")
+    #expect(compressed.message.contains("accepts at most 65536"), "\(compressed.message)")
+    #expect(try await Self.call(port: messaging.port, try Self.resolve(content: 1_000), gzip: true) == nil)
 
     // The gateway's own limit is 4 MiB.
     let throughGateway = try #require(try await Self.call(port: gateway.port, try Self.resolve(content: 5 << 20)))

@@ -3,11 +3,12 @@ package import GRPCNIOTransportHTTP2
 internal import NIOCore
 
 /// The HTTP/2 transport every IntentMesh server listens with: plaintext (or TLS) on the given address, a
-/// request size cap, and gzip / deflate accepted. The configured message limit is enforced by
-/// `MessageSizeInterceptor`, which answers RESOURCE_EXHAUSTED; the transport's own cap sits above it
-/// and only stops messages far too large to buffer (the transport resets those streams). Every stream
-/// starts with `RequestEndHandler`, so a cut-short request gets a status that says so and a request
-/// that ends on its HEADERS is answered rather than left hanging.
+/// request size cap, and gzip / deflate accepted. Every stream starts with `RequestEndHandler`, so a
+/// cut-short request gets a status that says so, a request that ends on its HEADERS is answered
+/// rather than left hanging, and an uncompressed message over the configured limit is answered
+/// RESOURCE_EXHAUSTED from its length prefix; `MessageSizeInterceptor` answers the same for a
+/// compressed one, once decompressed. The transport's own cap sits above the limit and only stops
+/// messages far too large to buffer (the transport resets those streams).
 package enum ServiceTransport {
   /// The transport's cap for a configured message limit: 64 MiB, or the limit when it is larger.
   package static func transportCap(for maxRequestMessageBytes: Int) -> Int {
@@ -17,11 +18,13 @@ package enum ServiceTransport {
   /// Streams a client may have open at once on one connection to a service.
   package static let maxConcurrentStreams = 1000
 
-  /// Puts `RequestEndHandler` first in an accepted HTTP/2 stream's pipeline (the transport's
-  /// `onAcceptHTTP2Stream`).
-  static let acceptStream: @Sendable (any Channel) -> EventLoopFuture<Void> = { stream in
-    stream.eventLoop.makeCompletedFuture {
-      try stream.pipeline.syncOperations.addHandler(RequestEndHandler(), position: .first)
+  /// Puts `RequestEndHandler`, with the message limit, first in an accepted HTTP/2 stream's pipeline
+  /// (the transport's `onAcceptHTTP2Stream`).
+  static func acceptStream(messageLimit: Int) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+    { stream in
+      stream.eventLoop.makeCompletedFuture {
+        try stream.pipeline.syncOperations.addHandler(RequestEndHandler(messageLimit: messageLimit), position: .first)
+      }
     }
   }
 
@@ -40,7 +43,7 @@ package enum ServiceTransport {
       // A request whose last message END_STREAM cuts short is answered INTERNAL with a message that
       // says so (the transport alone drops the partial bytes); END_STREAM on HEADERS reaches the
       // transport as it notices it, on DATA.
-      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = acceptStream
+      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = acceptStream(messageLimit: maxRequestMessageBytes)
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),

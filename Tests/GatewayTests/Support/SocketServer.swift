@@ -19,7 +19,8 @@ final class SocketServer: Sendable {
     var config = HTTP2ServerTransport.Posix.Config.defaults
     // How a request ends is handled as on every IntentMesh service (the rest stays grpc-swift's
     // defaults: the relay tests are tuned to its 100 concurrent streams).
-    config.channelDebuggingCallbacks.onAcceptHTTP2Stream = ServiceTransport.acceptStream
+    config.channelDebuggingCallbacks.onAcceptHTTP2Stream = ServiceTransport.acceptStream(
+      messageLimit: config.rpc.maxRequestPayloadSize)
     let transport = HTTP2ServerTransport.Posix(
       address: .ipv4(host: "127.0.0.1", port: port), transportSecurity: .plaintext, config: config)
     let server = GRPCServer(

@@ -131,4 +131,47 @@ struct RequestEndHandlerTests {
     #expect(end)
     #expect(headers.first(name: "grpc-status") == "13")
   }
+
+  @Test(
+    "An uncompressed message over the limit: RESOURCE_EXHAUSTED from its prefix, naming both sizes; the stream reset")
+  func oversizedMessage() throws {
+    let recorder = Recorder()
+    let channel = EmbeddedChannel(handlers: [RequestEndHandler(messageLimit: 100), recorder])
+    try channel.writeInbound(Self.requestHeaders)
+    try channel.writeInbound(Self.data([0, 0, 0, 0, 100] + Array(repeating: 1, count: 100), end: false))
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)  // at the limit: passed on
+    try channel.writeInbound(Self.data([0, 0, 0, 0, 101, 1, 1], end: false))
+    let (headers, end) = try #require(Self.headers(try channel.readOutbound()))
+    #expect(end)
+    #expect(headers.first(name: ":status") == "200")
+    #expect(headers.first(name: "grpc-status") == "8")
+    #expect(
+      headers.first(name: "grpc-message")
+        == "a.B/C: the request message is 101 bytes; this service accepts at most 100 (--max-message-bytes)")
+    guard case .rstStream(let code)? = try channel.readOutbound(as: HTTP2Frame.FramePayload.self) else {
+      Issue.record("no RST_STREAM")
+      return
+    }
+    #expect(code == .noError)
+    // The gRPC handler saw the headers and the first message, nothing of the oversized one or after.
+    #expect(recorder.read.count == 2)
+    try channel.writeInbound(Self.data(Array(repeating: 1, count: 99), end: true))
+    #expect(recorder.read.count == 2)
+    let promise = channel.eventLoop.makePromise(of: Void.self)
+    channel.write(HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200"])), promise: promise)
+    channel.flush()
+    #expect(throws: ChannelError.self) { try promise.futureResult.wait() }
+  }
+
+  @Test("A compressed message over the limit passes on (its size is known decompressed); none without a limit")
+  func oversizedCompressedOrUnlimited() throws {
+    for (handler, flag) in [(RequestEndHandler(messageLimit: 10), UInt8(1)), (RequestEndHandler(), 0)] {
+      let recorder = Recorder()
+      let channel = EmbeddedChannel(handlers: [handler, recorder])
+      try channel.writeInbound(Self.requestHeaders)
+      try channel.writeInbound(Self.data([flag, 0, 0, 0, 50] + Array(repeating: 1, count: 50), end: true))
+      #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+      #expect(recorder.read.count == 2)
+    }
+  }
 }

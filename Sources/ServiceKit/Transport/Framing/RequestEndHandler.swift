@@ -11,11 +11,17 @@ internal import NIOHTTP2
 ///   empty DATA frame with END_STREAM. The transport only notices the end of a request on DATA: on
 ///   HEADERS the call never hears that its input ended and hangs until the connection closes.
 ///
+/// - an uncompressed request message whose length prefix says it is over the service's limit
+///   (`--max-message-bytes`) is answered RESOURCE_EXHAUSTED as soon as its prefix arrives, naming
+///   both sizes, and the stream is reset (NO_ERROR: the client may stop sending); its bytes never
+///   reach the gRPC handler. A compressed message's size is known only once decompressed:
+///   `MessageSizeInterceptor` checks those.
+///
 /// Sits first in each HTTP/2 stream's pipeline, before the transport's gRPC handler: it counts the
-/// request's framing (`RequestFraming`), watches whether the response has started, and on a cut-short
-/// request writes the status itself (trailers-only, or trailers after the response's headers), holds
-/// the END_STREAM back from the gRPC handler and drops what that handler writes afterwards; the stream
-/// then closes, which cancels the call.
+/// request's framing (`RequestFraming`), watches whether the response has started, and when it answers
+/// a request itself writes the status (trailers-only, or trailers after the response's headers), holds
+/// the rest of the request back from the gRPC handler and drops what that handler writes afterwards;
+/// the stream then closes, which cancels the call.
 final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTP2Frame.FramePayload
   typealias InboundOut = HTTP2Frame.FramePayload
@@ -28,19 +34,33 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
     case headersSent
     /// The server's END_STREAM went out: whatever the request does now, the call is answered.
     case ended
-    /// This handler answered a cut-short request; the gRPC handler's writes are dropped.
-    case answeredIncomplete
+    /// This handler answered the request (cut short, or too large); the gRPC handler's writes are
+    /// dropped, and so is the rest of the request.
+    case answered
   }
 
-  private var framing = RequestFraming()
+  private var framing: RequestFraming
   private var response = Response.notStarted
   /// Whether the request's HEADERS went on to the gRPC handler.
   private var requestStarted = false
+  /// The request's method, "package.Service/Method", from its `:path`.
+  private var method = ""
 
-  init() {}
+  /// `messageLimit`: the most bytes a request message may have (nil: the transport's own cap only).
+  init(messageLimit: Int? = nil) {
+    framing = RequestFraming(messageLimit: messageLimit)
+  }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-    if case .answeredIncomplete = response { return }
+    if case .answered = response { return }
+    if case .headers(let headers) = unwrapInboundIn(data), !requestStarted,
+      let path = headers.headers.first(name: ":path")
+    {
+      // Printable ASCII only, and no '%': it goes into grpc-message as it is.
+      method = String(
+        String.UnicodeScalarView(
+          path.unicodeScalars.drop { $0 == "/" }.map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "%" ? $0 : "?" }))
+    }
     switch unwrapInboundIn(data) {
     case .headers(var headers) where headers.endStream:
       if !requestStarted {
@@ -56,7 +76,9 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
       context.fireChannelRead(data)
     case .data(let frame):
       if case .byteBuffer(let bytes) = frame.data { framing.consume(bytes) }
-      if frame.endStream {
+      if let length = framing.oversizedMessage, let limit = framing.messageLimit {
+        answerOversized(length: length, limit: limit, context: context)
+      } else if frame.endStream {
         requestEnded(context: context, passing: data)
       } else {
         context.fireChannelRead(data)
@@ -68,7 +90,7 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
   func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
     let payload = unwrapOutboundIn(data)
-    if case .answeredIncomplete = response {
+    if case .answered = response {
       promise?.fail(ChannelError.ioOnClosedChannel)
       return
     }
@@ -91,18 +113,34 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
   /// Writes the status for `incomplete`; false when the server already ended the call (nothing to say).
   private func answer(_ incomplete: IncompleteRequestMessage, context: ChannelHandlerContext) -> Bool {
+    answer(status: 13, message: incomplete.statusMessage, context: context)
+  }
+
+  /// Answers RESOURCE_EXHAUSTED for a message of `length` bytes over `limit`, and resets the stream
+  /// with NO_ERROR, so that the client stops sending what nobody reads. When the server already
+  /// ended the call, the request's rest is dropped all the same.
+  private func answerOversized(length: Int, limit: Int, context: ChannelHandlerContext) {
+    let message =
+      "\(method): the request message is \(length) bytes; this service accepts at most \(limit) (--max-message-bytes)"
+    if !answer(status: 8, message: message, context: context) { response = .answered }
+    context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+  }
+
+  /// Writes trailers with `status` and `message` (plain ASCII); false when the server already ended
+  /// the call (nothing to say).
+  private func answer(status: Int, message: String, context: ChannelHandlerContext) -> Bool {
     var headers: HPACKHeaders
     switch response {
-    case .ended, .answeredIncomplete:
+    case .ended, .answered:
       return false
     case .notStarted:
       headers = [":status": "200", "content-type": "application/grpc"]
     case .headersSent:
       headers = [:]
     }
-    headers.add(name: "grpc-status", value: "13")
-    headers.add(name: "grpc-message", value: incomplete.statusMessage)
-    response = .answeredIncomplete
+    headers.add(name: "grpc-status", value: String(status))
+    headers.add(name: "grpc-message", value: message)
+    response = .answered
     context.writeAndFlush(wrapOutboundOut(.headers(.init(headers: headers, endStream: true))), promise: nil)
     return true
   }

@@ -4,7 +4,9 @@ internal import NIOCore
 /// message's 5-byte prefix, or inside a message's body. A pure value, fed DATA frame by frame and
 /// asked at END_STREAM whether the last message was cut short — tested without a stream around it.
 ///
-/// It only counts: the bytes of a message are skipped, never copied.
+/// It only counts: the bytes of a message are skipped, never copied. Given a limit, it also notes the
+/// first uncompressed message whose prefix promises more bytes than the limit, before its body
+/// arrives.
 struct RequestFraming: Sendable, Equatable {
   enum Position: Sendable, Equatable {
     /// At a message boundary (or before the first message).
@@ -19,8 +21,14 @@ struct RequestFraming: Sendable, Equatable {
   static let prefixBytes = 5
 
   private(set) var position: Position = .betweenMessages
+  /// The most bytes an uncompressed message may have; nil: any.
+  let messageLimit: Int?
+  /// The length of the first uncompressed message over `messageLimit`, once its prefix is read.
+  private(set) var oversizedMessage: Int?
 
-  init() {}
+  init(messageLimit: Int? = nil) {
+    self.messageLimit = messageLimit
+  }
 
   /// Takes the next bytes of the request's body.
   mutating func consume(_ buffer: ByteBuffer) {
@@ -32,7 +40,16 @@ struct RequestFraming: Sendable, Equatable {
       case .inPrefix(var received):
         let take = min(Self.prefixBytes - received.count, buffer.readableBytes)
         received += buffer.readBytes(length: take) ?? []
-        position = received.count < Self.prefixBytes ? .inPrefix(received) : Self.afterPrefix(received)
+        guard received.count == Self.prefixBytes else {
+          position = .inPrefix(received)
+          continue
+        }
+        position = Self.afterPrefix(received)
+        if oversizedMessage == nil, received[0] == 0, let messageLimit, case .inMessage(let length, _) = position,
+          length > messageLimit
+        {
+          oversizedMessage = length
+        }
       case .inMessage(let length, let remaining):
         let take = min(remaining, buffer.readableBytes)
         buffer.moveReaderIndex(forwardBy: take)
