@@ -14,8 +14,8 @@ struct RequestFramingTests {
   }
 
   /// The framing after `bytes`, fed in frames of `chunk` bytes.
-  static func framing(_ bytes: [UInt8], chunk: Int) -> RequestFraming {
-    var framing = RequestFraming()
+  static func framing(_ bytes: [UInt8], chunk: Int, limit: Int? = nil) -> RequestFraming {
+    var framing = RequestFraming(messageLimit: limit)
     var offset = 0
     while offset < bytes.count {
       let end = min(offset + chunk, bytes.count)
@@ -74,23 +74,13 @@ struct RequestFramingTests {
 
   @Test("Given a limit, the first uncompressed message over it is noted from its prefix; compressed ones are not")
   func oversizedMessage() {
-    func framing(_ bytes: [UInt8], chunk: Int, limit: Int) -> RequestFraming {
-      var framing = RequestFraming(messageLimit: limit)
-      var offset = 0
-      while offset < bytes.count {
-        let end = min(offset + chunk, bytes.count)
-        framing.consume(ByteBuffer(bytes: bytes[offset..<end]))
-        offset = end
-      }
-      return framing
-    }
     let within = Self.message(100) + Self.message(300, compressed: true) + Self.message(100)
     let over = within + Array(Self.message(101).prefix(5)) + Array(repeating: 0x2A, count: 101) + Self.message(200)
     for chunk in [1, 2, 3, 5, 7, 64, 4096] {
-      #expect(framing(within, chunk: chunk, limit: 100).oversizedMessage == nil, "chunk \(chunk)")
-      #expect(framing(over, chunk: chunk, limit: 100).oversizedMessage == 101, "chunk \(chunk)")
+      #expect(Self.framing(within, chunk: chunk, limit: 100).oversizedMessage == nil, "chunk \(chunk)")
+      #expect(Self.framing(over, chunk: chunk, limit: 100).oversizedMessage == 101, "chunk \(chunk)")
       // Known from the prefix alone, before any of the body.
-      #expect(framing(Array(Self.message(101).prefix(5)), chunk: chunk, limit: 100).oversizedMessage == 101)
+      #expect(Self.framing(Array(Self.message(101).prefix(5)), chunk: chunk, limit: 100).oversizedMessage == 101)
     }
     #expect(Self.framing(over, chunk: 3).oversizedMessage == nil)
   }
