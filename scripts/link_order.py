@@ -73,10 +73,17 @@ def called_functions(path):
     return names
 
 
+#: Where valgrind loads a position-independent executable (amd64 Linux): code it cannot place in an
+#: object ("???") is named by its address in memory, not in the file.
+VALGRIND_PIE_BASE = 0x108000
+
+
 def executed_addresses(path, binary):
     """The addresses of the binary's instructions a callgrind profile (--dump-instr=yes
-    --compress-pos=no) counted."""
-    objects, mine, addresses = {}, False, set()
+    --compress-pos=no) counted, and those of code callgrind could not place ("???") less valgrind's
+    load base: valgrind knows an object's code by its .text, so what a link with the current script
+    put in .text.unnamed shows there (the caller keeps those that land in .text.unnamed)."""
+    objects, owner, addresses, unplaced = {}, None, set(), set()
     with open(path, errors="replace") as profile:
         for line in profile:
             if line.startswith(("ob=", "cob=")):  # an object is named where it first appears, called or not
@@ -84,10 +91,14 @@ def executed_addresses(path, binary):
                 if named:
                     objects[key] = named
                 if line.startswith("ob="):
-                    mine = objects.get(key, key) == binary
-            elif mine and line.startswith("0x"):
-                addresses.add(int(line.split(None, 1)[0], 16))
-    return addresses
+                    owner = objects.get(key, key)
+            elif line.startswith("0x") and owner in (binary, "???"):
+                address = int(line.split(None, 1)[0], 16)
+                if owner == binary:
+                    addresses.add(address)
+                elif address >= VALGRIND_PIE_BASE:
+                    unplaced.add(address - VALGRIND_PIE_BASE)
+    return addresses, unplaced
 
 
 #: An input section or a symbol in lld's map: VMA, LMA, size, alignment, then the name indented.
@@ -95,9 +106,10 @@ MAP_LINE = re.compile(r"^\s*([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S
 
 
 def unnamed_sections(map_path):
-    """The input sections of the map's .text that define no symbol: (start, end, where), where is
-    lld's "file:(section)" or "archive(member):(section)"."""
-    sections, in_text = [], False
+    """The input sections of the map's .text — and of .text.unnamed, where a link with the current
+    script put those that ran before — that define no symbol: (start, end, where), where is lld's
+    "file:(section)" or "archive(member):(section)"."""
+    sections, output = [], None
     with open(map_path) as linked:
         for line in linked:
             found = MAP_LINE.match(line.rstrip("\n"))
@@ -105,12 +117,12 @@ def unnamed_sections(map_path):
                 continue
             start, size, depth, name = int(found.group(1), 16), int(found.group(2), 16), len(found.group(3)), found.group(4)
             if depth == 0:
-                in_text = name == ".text"
-            elif in_text and depth == 8:
-                sections.append([start, start + size, name, False])
-            elif in_text and depth == 16 and sections:
+                output = name if name in (".text", ".text.unnamed") else None
+            elif output and depth == 8:
+                sections.append([start, start + size, name, False, output])
+            elif output and depth == 16 and sections:
                 sections[-1][3] = True
-    return [(start, end, where) for start, end, where, named in sections if not named and end > start]
+    return [(start, end, where, output) for start, end, where, named, output in sections if not named and end > start]
 
 
 def script_rule(where):
@@ -199,15 +211,17 @@ def main():
     rules = set()
     for name in binaries:
         stripped = os.path.join(args.work, "stripped", name)
-        ran = set()
+        ran, unplaced = set(), set()
         for part in (".1", ".2"):
-            ran |= executed_addresses(os.path.join(args.work, f"{name}.callgrind{part}"), stripped)
+            own, elsewhere = executed_addresses(os.path.join(args.work, f"{name}.callgrind{part}"), stripped)
+            ran |= own
+            unplaced |= elsewhere
         unnamed = unnamed_sections(os.path.join(args.maps, f"{TARGETS[name]}.map"))
-        starts = [start for start, _, _ in unnamed]
+        starts = [start for start, _, _, _ in unnamed]
         hit = set()
-        for address in ran:
+        for address, placed in [(address, True) for address in ran] + [(address, False) for address in unplaced]:
             index = bisect.bisect_right(starts, address) - 1
-            if index >= 0 and address < unnamed[index][1]:
+            if index >= 0 and address < unnamed[index][1] and (placed or unnamed[index][3] == ".text.unnamed"):
                 hit.add(unnamed[index][2])
         print(f"{name}: {len(hit)} functions without a symbol ran", file=sys.stderr)
         rules |= {script_rule(where) for where in hit}
