@@ -62,146 +62,158 @@ struct ReadCacheTests {
     return opened
   }
 
+  /// Runs `body` on a store `open` made, and disposes of the store afterwards, whether `body` threw or not.
+  static func withOpened(_ name: String, _ body: (TestStore.Opened) async throws -> Void) async throws {
+    let opened = try await open(name)
+    do {
+      try await body(opened)
+    } catch {
+      try? await opened.dispose()
+      throw error
+    }
+    try await opened.dispose()
+  }
+
   static var caches: Bool { TestStore.postgresURL == nil }
 
   @Test("an unchanged store answers from the cache; every reader connection loads once at most")
   func reused() async throws {
-    let opened = try await Self.open("cache-reuse")
-    let loads = Loads()
-    for _ in 0..<20 {
-      let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
-      #expect(names == ["Celestra"])
+    try await Self.withOpened("cache-reuse") { opened in
+      let loads = Loads()
+      for _ in 0..<20 {
+        let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
+        #expect(names == ["Celestra"])
+      }
+      // SQLiteStore has four reader connections, each with its own cache.
+      #expect(Self.caches ? loads.value <= 4 : loads.value == 20)
     }
-    // SQLiteStore has four reader connections, each with its own cache.
-    #expect(Self.caches ? loads.value <= 4 : loads.value == 20)
-    try await opened.dispose()
   }
 
   @Test("a committed write of this process is seen by the next read")
   func ownWrite() async throws {
-    let opened = try await Self.open("cache-own-write")
-    let loads = Loads()
-    for name in ["Glimmer", "Sparkle", "Zephyr"] {
-      for _ in 0..<4 { _ = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) } }
-      try await opened.store.write { try await Self.insert(name, in: $0) }
-      let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
-      #expect(names.contains(name))
+    try await Self.withOpened("cache-own-write") { opened in
+      let loads = Loads()
+      for name in ["Glimmer", "Sparkle", "Zephyr"] {
+        for _ in 0..<4 { _ = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) } }
+        try await opened.store.write { try await Self.insert(name, in: $0) }
+        let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
+        #expect(names.contains(name))
+      }
     }
-    try await opened.dispose()
   }
 
   @Test("a write by another store on the same file (another process) is seen by the next read")
   func otherConnectionWrite() async throws {
-    let opened = try await Self.open("cache-other-write")
-    let location = try StoreLocation(parsing: opened.location)
-    let second = try await StoreOpener.open(location, defaultSchema: "unused", logger: TestStore.quietLogger)
-    let loads = Loads()
-    for _ in 0..<8 { _ = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) } }
-    try await second.write { try await Self.insert("Moonbeam", in: $0) }
-    for _ in 0..<8 {
-      let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
-      #expect(names == ["Celestra", "Moonbeam"])
+    try await Self.withOpened("cache-other-write") { opened in
+      let location = try StoreLocation(parsing: opened.location)
+      let second = try await StoreOpener.open(location, defaultSchema: "unused", logger: TestStore.quietLogger)
+      let loads = Loads()
+      for _ in 0..<8 { _ = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) } }
+      try await second.write { try await Self.insert("Moonbeam", in: $0) }
+      for _ in 0..<8 {
+        let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
+        #expect(names == ["Celestra", "Moonbeam"])
+      }
+      // The writer's cache too: a write transaction reads what the other store wrote.
+      let inWrite = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(inWrite == ["Celestra", "Moonbeam"])
+      try await second.close()
     }
-    // The writer's cache too: a write transaction reads what the other store wrote.
-    let inWrite = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(inWrite == ["Celestra", "Moonbeam"])
-    try await second.close()
-    try await opened.dispose()
   }
 
   @Test("a write to a table the value was not read from keeps it; one to a table it was read from drops it")
   func tableScoped() async throws {
-    let opened = try await Self.open("cache-table-scoped")
-    let loads = Loads()
-    // In write transactions: one connection (the writer), so every load is counted against one cache.
-    _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    for pet in ["Glimmer", "Sparkle"] {
-      try await opened.store.write { try await Self.insertPet(pet, in: $0) }
+    try await Self.withOpened("cache-table-scoped") { opened in
+      let loads = Loads()
+      // In write transactions: one connection (the writer), so every load is counted against one cache.
+      _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      for pet in ["Glimmer", "Sparkle"] {
+        try await opened.store.write { try await Self.insertPet(pet, in: $0) }
+        let names = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+        #expect(names == ["Celestra"])
+      }
+      #expect(loads.value == (Self.caches ? 1 : 3))
+      try await opened.store.write { try await Self.insert("Zephyr", in: $0) }
       let names = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-      #expect(names == ["Celestra"])
+      #expect(names == ["Celestra", "Zephyr"])
+      #expect(loads.value == (Self.caches ? 2 : 4))
     }
-    #expect(loads.value == (Self.caches ? 1 : 3))
-    try await opened.store.write { try await Self.insert("Zephyr", in: $0) }
-    let names = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(names == ["Celestra", "Zephyr"])
-    #expect(loads.value == (Self.caches ? 2 : 4))
-    try await opened.dispose()
   }
 
   @Test("a value built on another kept value depends on that value's tables too, reused or loaded")
   func nested() async throws {
-    let opened = try await Self.open("cache-nested")
-    let loads = Loads()
-    // The inner read is kept first, so the outer one finds it kept and reads no names itself.
-    _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: Loads()) }
-    let before = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
-    #expect(before == ["Celestra"])
-    try await opened.store.write { try await Self.insert("Zephyr", in: $0) }
-    let after = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
-    #expect(after == ["Celestra", "Zephyr"])
-    try await opened.store.write { try await Self.insertPet("Glimmer", in: $0) }
-    let withPet = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
-    #expect(withPet == ["Celestra", "Zephyr", "Glimmer"])
-    _ = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
-    #expect(loads.value == (Self.caches ? 3 : 4))
-    try await opened.dispose()
+    try await Self.withOpened("cache-nested") { opened in
+      let loads = Loads()
+      // The inner read is kept first, so the outer one finds it kept and reads no names itself.
+      _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: Loads()) }
+      let before = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+      #expect(before == ["Celestra"])
+      try await opened.store.write { try await Self.insert("Zephyr", in: $0) }
+      let after = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+      #expect(after == ["Celestra", "Zephyr"])
+      try await opened.store.write { try await Self.insertPet("Glimmer", in: $0) }
+      let withPet = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+      #expect(withPet == ["Celestra", "Zephyr", "Glimmer"])
+      _ = try await opened.store.write { try await Self.household(in: $0, loads: loads) }
+      #expect(loads.value == (Self.caches ? 3 : 4))
+    }
   }
 
   @Test("a value read from a table made outside the migrations is dropped by any write")
   func unversionedTable() async throws {
-    let opened = try await Self.open("cache-unversioned")
-    let loads = Loads()
-    try await opened.store.write { database in
-      try await database.raw("CREATE TABLE scratch (name TEXT NOT NULL)").run()
-      try await database.raw("INSERT INTO scratch (name) VALUES ('Moonbeam')").run()
-    }
-    @Sendable func scratch(_ database: any SQLDatabase) async throws -> [String] {
-      try await database.cachedRead("test.scratch", userID: "") {
-        loads.add()
-        return try await database.raw("SELECT name FROM scratch ORDER BY name").all()
-          .map { try $0.decode(column: "name", as: String.self) }
+    try await Self.withOpened("cache-unversioned") { opened in
+      let loads = Loads()
+      try await opened.store.write { database in
+        try await database.raw("CREATE TABLE scratch (name TEXT NOT NULL)").run()
+        try await database.raw("INSERT INTO scratch (name) VALUES ('Moonbeam')").run()
       }
+      @Sendable func scratch(_ database: any SQLDatabase) async throws -> [String] {
+        try await database.cachedRead("test.scratch", userID: "") {
+          loads.add()
+          return try await database.raw("SELECT name FROM scratch ORDER BY name").all()
+            .map { try $0.decode(column: "name", as: String.self) }
+        }
+      }
+      #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
+      #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
+      #expect(loads.value == (Self.caches ? 1 : 2))
+      try await opened.store.write { try await Self.insertPet("Glimmer", in: $0) }
+      #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
+      #expect(loads.value == (Self.caches ? 2 : 3))
+      try await opened.store.write { try await $0.raw("INSERT INTO scratch (name) VALUES ('Nimbus')").run() }
+      #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam", "Nimbus"])
     }
-    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
-    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
-    #expect(loads.value == (Self.caches ? 1 : 2))
-    try await opened.store.write { try await Self.insertPet("Glimmer", in: $0) }
-    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam"])
-    #expect(loads.value == (Self.caches ? 2 : 3))
-    try await opened.store.write { try await $0.raw("INSERT INTO scratch (name) VALUES ('Nimbus')").run() }
-    #expect(try await opened.store.write { try await scratch($0) } == ["Moonbeam", "Nimbus"])
-    try await opened.dispose()
   }
 
   @Test("a write by a plain SQLite connection on the file (not a store) is seen by the next read")
   func plainConnectionWrite() async throws {
     guard Self.caches else { return }
-    let opened = try await Self.open("cache-plain-write")
-    let loads = Loads()
-    for _ in 0..<4 { _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) } }
-    let shell = try SQLiteHandle(path: opened.location)
-    try shell.run("INSERT INTO names (user_id, name) VALUES ('diana', 'Moonbeam')", []) { _ in }
-    shell.close()
-    let inWrite = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(inWrite == ["Celestra", "Moonbeam"])
-    let read = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(read == ["Celestra", "Moonbeam"])
-    try await opened.dispose()
+    try await Self.withOpened("cache-plain-write") { opened in
+      let loads = Loads()
+      for _ in 0..<4 { _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) } }
+      let shell = try SQLiteHandle(path: opened.location)
+      try shell.run("INSERT INTO names (user_id, name) VALUES ('diana', 'Moonbeam')", []) { _ in }
+      shell.close()
+      let inWrite = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(inWrite == ["Celestra", "Moonbeam"])
+      let read = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(read == ["Celestra", "Moonbeam"])
+    }
   }
 
   @Test("a change of the schema by another connection (no row written, no trigger fired) drops what was kept")
   func schemaChange() async throws {
     guard Self.caches else { return }
-    let opened = try await Self.open("cache-schema-change")
-    let loads = Loads()
-    for _ in 0..<2 { _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) } }
-    #expect(loads.value == 1)
-    let shell = try SQLiteHandle(path: opened.location)
-    try shell.run("ALTER TABLE names ADD COLUMN nickname TEXT", []) { _ in }
-    shell.close()
-    _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(loads.value == 2)
-    try await opened.dispose()
+    try await Self.withOpened("cache-schema-change") { opened in
+      let loads = Loads()
+      for _ in 0..<2 { _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) } }
+      #expect(loads.value == 1)
+      let shell = try SQLiteHandle(path: opened.location)
+      try shell.run("ALTER TABLE names ADD COLUMN nickname TEXT", []) { _ in }
+      shell.close()
+      _ = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(loads.value == 2)
+    }
   }
 
   @Test("a table's name is quoted in its versioning statements, whatever it holds")
@@ -218,94 +230,94 @@ struct ReadCacheTests {
   @Test("every migrated table is versioned, once, however often the store is migrated")
   func versionedTables() async throws {
     guard Self.caches else { return }
-    let opened = try await Self.open("cache-versioned")
-    try await SchemaMigrator.migrate(opened.store, Self.migrations)
-    let (tables, triggers) = try await opened.store.read { database in
-      (
-        try await database.raw("SELECT name FROM intentmesh_table_versions ORDER BY name").all()
-          .map { try $0.decode(column: "name", as: String.self) },
-        try await database.raw("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger'").first()?
-          .decode(column: "n", as: Int.self)
-      )
+    try await Self.withOpened("cache-versioned") { opened in
+      try await SchemaMigrator.migrate(opened.store, Self.migrations)
+      let (tables, triggers) = try await opened.store.read { database in
+        (
+          try await database.raw("SELECT name FROM intentmesh_table_versions ORDER BY name").all()
+            .map { try $0.decode(column: "name", as: String.self) },
+          try await database.raw("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'trigger'").first()?
+            .decode(column: "n", as: Int.self)
+        )
+      }
+      #expect(tables == ["intentmesh_schema_migrations", "names", "pets"])
+      #expect(triggers == 9)
+      let before = try await opened.store.read { database in
+        try await database.raw("SELECT version FROM intentmesh_table_versions WHERE name = 'pets'").first()?
+          .decode(column: "version", as: Int.self)
+      }
+      try await opened.store.write { database in
+        try await Self.insertPet("Glimmer", in: database)
+        try await database.raw("UPDATE pets SET name = 'Sparkle'").run()
+        try await database.raw("DELETE FROM pets").run()
+      }
+      let after = try await opened.store.read { database in
+        try await database.raw("SELECT version FROM intentmesh_table_versions WHERE name = 'pets'").first()?
+          .decode(column: "version", as: Int.self)
+      }
+      #expect(after == before.map { $0 + 3 })
+      // A table missing one of its triggers (dropped by hand) gets it back at the next start; the
+      // others, complete, are left as they are.
+      try await opened.store.write { try await $0.raw("DROP TRIGGER intentmesh_version_pets_update").run() }
+      try await SchemaMigrator.migrate(opened.store, Self.migrations)
+      let restored = try await opened.store.read { database in
+        try await database.raw(
+          "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'pets' ORDER BY name"
+        ).all().map { try $0.decode(column: "name", as: String.self) }
+      }
+      #expect(restored == ["delete", "insert", "update"].map { "intentmesh_version_pets_\($0)" })
     }
-    #expect(tables == ["intentmesh_schema_migrations", "names", "pets"])
-    #expect(triggers == 9)
-    let before = try await opened.store.read { database in
-      try await database.raw("SELECT version FROM intentmesh_table_versions WHERE name = 'pets'").first()?
-        .decode(column: "version", as: Int.self)
-    }
-    try await opened.store.write { database in
-      try await Self.insertPet("Glimmer", in: database)
-      try await database.raw("UPDATE pets SET name = 'Sparkle'").run()
-      try await database.raw("DELETE FROM pets").run()
-    }
-    let after = try await opened.store.read { database in
-      try await database.raw("SELECT version FROM intentmesh_table_versions WHERE name = 'pets'").first()?
-        .decode(column: "version", as: Int.self)
-    }
-    #expect(after == before.map { $0 + 3 })
-    // A table missing one of its triggers (dropped by hand) gets it back at the next start; the
-    // others, complete, are left as they are.
-    try await opened.store.write { try await $0.raw("DROP TRIGGER intentmesh_version_pets_update").run() }
-    try await SchemaMigrator.migrate(opened.store, Self.migrations)
-    let restored = try await opened.store.read { database in
-      try await database.raw(
-        "SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'pets' ORDER BY name"
-      ).all().map { try $0.decode(column: "name", as: String.self) }
-    }
-    #expect(restored == ["delete", "insert", "update"].map { "intentmesh_version_pets_\($0)" })
-    try await opened.dispose()
   }
 
   @Test("a transaction's own write is seen by its later reads; a rolled-back one leaves nothing kept")
   func writesInTransaction() async throws {
-    let opened = try await Self.open("cache-in-transaction")
-    let loads = Loads()
-    struct Abandoned: Error {}
-    let before = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(before == ["Celestra"])
-    await #expect(throws: Abandoned.self) {
-      try await opened.store.write { database in
-        _ = try await Self.names(of: "diana", in: database, loads: loads)
-        try await Self.insert("Ghost", in: database)
-        let seen = try await Self.names(of: "diana", in: database, loads: loads)
-        #expect(seen == ["Celestra", "Ghost"])
-        throw Abandoned()
+    try await Self.withOpened("cache-in-transaction") { opened in
+      let loads = Loads()
+      struct Abandoned: Error {}
+      let before = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(before == ["Celestra"])
+      await #expect(throws: Abandoned.self) {
+        try await opened.store.write { database in
+          _ = try await Self.names(of: "diana", in: database, loads: loads)
+          try await Self.insert("Ghost", in: database)
+          let seen = try await Self.names(of: "diana", in: database, loads: loads)
+          #expect(seen == ["Celestra", "Ghost"])
+          throw Abandoned()
+        }
       }
+      let after = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(after == ["Celestra"])
+      let read = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
+      #expect(read == ["Celestra"])
     }
-    let after = try await opened.store.write { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(after == ["Celestra"])
-    let read = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
-    #expect(read == ["Celestra"])
-    try await opened.dispose()
   }
 
   @Test("values are kept per user and per read")
   func keyedByUserAndRead() async throws {
-    let opened = try await Self.open("cache-keys")
-    let loads = Loads()
-    try await opened.store.write { database in
-      try await database.raw("INSERT INTO names (user_id, name) VALUES ('ben', 'Rainbow')").run()
+    try await Self.withOpened("cache-keys") { opened in
+      let loads = Loads()
+      try await opened.store.write { database in
+        try await database.raw("INSERT INTO names (user_id, name) VALUES ('ben', 'Rainbow')").run()
+      }
+      let (diana, ben, other, optional) = try await opened.store.read { database in
+        (
+          try await Self.names(of: "diana", in: database, loads: loads),
+          try await Self.names(of: "ben", in: database, loads: loads),
+          try await database.cachedRead("test.count", userID: "diana") { 42 },
+          // An optional value is loaded, not taken for a kept nil.
+          try await database.cachedRead("test.optional", userID: "diana") { String?.some("loaded") }
+        )
+      }
+      #expect(diana == ["Celestra"])
+      #expect(ben == ["Rainbow"])
+      #expect(other == 42)
+      #expect(optional == "loaded")
+      let keptNil = try await opened.store.read { database in
+        _ = try await database.cachedRead("test.absent", userID: "diana") { String?.none }
+        return try await database.cachedRead("test.absent", userID: "diana") { String?.some("loaded again") }
+      }
+      #expect(keptNil == (Self.caches ? nil : "loaded again"))
     }
-    let (diana, ben, other, optional) = try await opened.store.read { database in
-      (
-        try await Self.names(of: "diana", in: database, loads: loads),
-        try await Self.names(of: "ben", in: database, loads: loads),
-        try await database.cachedRead("test.count", userID: "diana") { 42 },
-        // An optional value is loaded, not taken for a kept nil.
-        try await database.cachedRead("test.optional", userID: "diana") { String?.some("loaded") }
-      )
-    }
-    #expect(diana == ["Celestra"])
-    #expect(ben == ["Rainbow"])
-    #expect(other == 42)
-    #expect(optional == "loaded")
-    let keptNil = try await opened.store.read { database in
-      _ = try await database.cachedRead("test.absent", userID: "diana") { String?.none }
-      return try await database.cachedRead("test.absent", userID: "diana") { String?.some("loaded again") }
-    }
-    #expect(keptNil == (Self.caches ? nil : "loaded again"))
-    try await opened.dispose()
   }
 
   @Test("the cache holds a bounded number of values")
