@@ -36,13 +36,13 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
       }
     ) {
       handler, intent, context in
-      let result: ResolutionResult<V>
-      if let resolve {
-        result = try await resolve(handler)(intent, context)
-      } else {
+      guard let resolve else {
+        // The given value stands: nothing to write back.
         let given = intent[keyPath: field]
-        result = given.isAbsent ? .notRequired : .success(given)
+        let result: ResolutionResult<V> = given.isAbsent ? .notRequired : .success(given)
+        return ([try result.proto()], result.isSettled, { _ in })
       }
+      let result = try await resolve(handler)(intent, context)
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
         if let value = result.settledOrGuessedValue { intent[keyPath: field] = value }
       }
@@ -65,12 +65,12 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
     ) {
       handler, intent, context in
       let given = intent[keyPath: field]
-      let results: [ResolutionResult<V>]
-      if let resolve {
-        results = try await resolve(handler)(intent, context)
-      } else {
-        results = given.isEmpty ? [.notRequired] : given.map { .success($0) }
+      guard let resolve else {
+        // Every given element stands: nothing to write back.
+        let results: [ResolutionResult<V>] = given.isEmpty ? [.notRequired] : given.map { .success($0) }
+        return (try results.map { try $0.proto() }, true, { _ in })
       }
+      let results = try await resolve(handler)(intent, context)
       try validate(results, elements: given.count, keyPath: keyPath, intentClass: Handler.intentClass)
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
         guard results.count == given.count, !results.contains(where: { $0.isParameterLevel }) else { return }

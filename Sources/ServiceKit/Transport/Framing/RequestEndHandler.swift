@@ -43,8 +43,9 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   private var response = Response.notStarted
   /// Whether the request's HEADERS went on to the gRPC handler.
   private var requestStarted = false
-  /// The request's method, "package.Service/Method", from its `:path`.
-  private var method = ""
+  /// The request's HEADERS, kept for the method an answer names (read only then: on every call it
+  /// would cost more than the rest of this handler).
+  private var requestHeaders: HPACKHeaders?
 
   /// `messageLimit`: the most bytes a request message may have (nil: the transport's own cap only).
   init(messageLimit: Int? = nil) {
@@ -53,14 +54,7 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     if case .answered = response { return }
-    if case .headers(let headers) = unwrapInboundIn(data), !requestStarted,
-      let path = headers.headers.first(name: ":path")
-    {
-      // Printable ASCII only, and no '%': it goes into grpc-message as it is.
-      method = String(
-        String.UnicodeScalarView(
-          path.unicodeScalars.drop { $0 == "/" }.map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "%" ? $0 : "?" }))
-    }
+    if case .headers(let headers) = unwrapInboundIn(data), !requestStarted { requestHeaders = headers.headers }
     switch unwrapInboundIn(data) {
     case .headers(var headers) where headers.endStream:
       if !requestStarted {
@@ -124,6 +118,15 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
       "\(method): the request message is \(length) bytes; this service accepts at most \(limit) (--max-message-bytes)"
     if !answer(status: 8, message: message, context: context) { response = .answered }
     context.writeAndFlush(wrapOutboundOut(.rstStream(.noError)), promise: nil)
+  }
+
+  /// The request's method, "package.Service/Method", from its `:path`: printable ASCII only, and no
+  /// '%', since it goes into grpc-message as it is.
+  private var method: String {
+    let path = requestHeaders?.first(name: ":path") ?? ""
+    return String(
+      String.UnicodeScalarView(
+        path.unicodeScalars.drop { $0 == "/" }.map { $0.value >= 0x20 && $0.value < 0x7F && $0 != "%" ? $0 : "?" }))
   }
 
   /// Writes trailers with `status` and `message` (plain ASCII); false when the server already ended
