@@ -54,18 +54,19 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     if case .answered = response { return }
-    if case .headers(let headers) = unwrapInboundIn(data), !requestStarted { requestHeaders = headers.headers }
     switch unwrapInboundIn(data) {
     case .headers(var headers) where headers.endStream:
       if !requestStarted {
         requestStarted = true
+        requestHeaders = headers.headers
         headers.endStream = false
         context.fireChannelRead(wrapInboundOut(.headers(headers)))
       }
       // Request trailers carry nothing the gRPC handler reads: only that the request ended.
       requestEnded(
         context: context, passing: wrapInboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))))
-    case .headers:
+    case .headers(let headers):
+      if !requestStarted { requestHeaders = headers.headers }
       requestStarted = true
       context.fireChannelRead(data)
     case .data(let frame):
