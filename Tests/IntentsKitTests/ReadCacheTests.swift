@@ -89,6 +89,42 @@ struct ReadCacheTests {
     }
   }
 
+  @Test("a value kept under a name is not answered as another type; a kept nil is answered as nil")
+  func keptType() async throws {
+    try await Self.withOpened("cache-kept-type") { opened in
+      let loads = Loads()
+      // In write transactions: one connection, so both reads meet the same cache.
+      let count: Int = try await opened.store.write { database in
+        try await database.cachedRead("test.shared", userID: "diana") {
+          loads.add()
+          return 1
+        }
+      }
+      let text: String = try await opened.store.write { database in
+        try await database.cachedRead("test.shared", userID: "diana") {
+          loads.add()
+          return "one"
+        }
+      }
+      #expect(count == 1 && text == "one")
+      let missing: String? = try await opened.store.write { database in
+        try await database.cachedRead("test.missing", userID: "diana") {
+          loads.add()
+          return nil
+        }
+      }
+      let again: String? = try await opened.store.write { database in
+        try await database.cachedRead("test.missing", userID: "diana") {
+          loads.add()
+          return "loaded"
+        }
+      }
+      #expect(missing == nil)
+      #expect(again == (Self.caches ? nil : "loaded"))
+      #expect(loads.value == (Self.caches ? 3 : 4))
+    }
+  }
+
   @Test("a committed write of this process is seen by the next read")
   func ownWrite() async throws {
     try await Self.withOpened("cache-own-write") { opened in
@@ -328,8 +364,8 @@ struct ReadCacheTests {
       cache.keep(user, for: ReadCacheKey("test", userID: "\(user)"), readFrom: ["test"], in: view)
     }
     #expect(cache.count <= ReadCache.capacity)
-    #expect(cache.value(ReadCacheKey("test", userID: "\(ReadCache.capacity + 9)"), as: Int.self, in: view) != nil)
-    #expect(cache.value(ReadCacheKey("test", userID: "0"), as: Int.self, in: view) == nil)
+    #expect(cache.kept(ReadCacheKey("test", userID: "\(ReadCache.capacity + 9)"), in: view) != nil)
+    #expect(cache.kept(ReadCacheKey("test", userID: "0"), in: view) == nil)
   }
 
   @Test(
@@ -346,20 +382,20 @@ struct ReadCacheTests {
     // Another table moved, and the stamp with it.
     let petsMoved = ReadCache.View(
       stamp: ReadCache.Stamp(dataVersion: 2, changes: 0), versions: ["": 7, "names": 1, "pets": 2])
-    #expect(cache.value(names, as: String.self, in: petsMoved)?.value == "Celestra")
-    #expect(cache.value(names, as: String.self, in: petsMoved)?.tables == ["names"])
-    #expect(cache.value(scratch, as: String.self, in: petsMoved) == nil)
-    #expect(cache.value(scratch, as: String.self, in: view)?.value == "Moonbeam")
+    #expect(cache.kept(names, in: petsMoved)?.value as? String == "Celestra")
+    #expect(cache.kept(names, in: petsMoved)?.tables == ["names"])
+    #expect(cache.kept(scratch, in: petsMoved) == nil)
+    #expect(cache.kept(scratch, in: view)?.value as? String == "Moonbeam")
     let namesMoved = ReadCache.View(
       stamp: ReadCache.Stamp(dataVersion: 3, changes: 0), versions: ["": 7, "names": 2, "pets": 2])
-    #expect(cache.value(names, as: String.self, in: namesMoved) == nil)
+    #expect(cache.kept(names, in: namesMoved) == nil)
     // The schema moved (a table altered, dropped or made anew: no trigger fires).
     let schemaMoved = ReadCache.View(
       stamp: ReadCache.Stamp(dataVersion: 4, changes: 0), versions: ["": 8, "names": 1, "pets": 2])
-    #expect(cache.value(names, as: String.self, in: schemaMoved) == nil)
+    #expect(cache.kept(names, in: schemaMoved) == nil)
     // A table that lost its version (the versions table gone) is no longer trusted.
     let unversioned = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 5, changes: 0), versions: [:])
-    #expect(cache.value(names, as: String.self, in: unversioned) == nil)
+    #expect(cache.kept(names, in: unversioned) == nil)
     // Versions remembered for a stamp are forgotten on clear (a rollback takes its versions back).
     cache.remember(["names": 1], at: stamp)
     #expect(cache.versions(at: stamp) == ["names": 1])

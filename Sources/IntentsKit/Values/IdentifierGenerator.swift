@@ -1,4 +1,4 @@
-internal import Foundation
+internal import IntentMeshCore
 internal import Synchronization
 
 /// Makes identifiers for stored records. Live services use random UUIDs; tests use a sequence.
@@ -6,10 +6,14 @@ package protocol IdentifierGenerator: Sendable {
   func next() -> String
 }
 
-/// Random, lower-case UUIDs.
+/// Random, lower-case UUIDs (version 4) from the kernel's generator (`KernelRandomPool`).
 package struct UUIDIdentifierGenerator: IdentifierGenerator {
   package init() {}
-  package func next() -> String { UUID().uuidString.lowercased() }
+
+  package func next() -> String {
+    let (high, low) = KernelRandomPool.shared.next128()
+    return UUIDText.version4(high: high, low: low)
+  }
 }
 
 /// "prefix-1", "prefix-2", …: predictable identifiers for tests.

@@ -1,3 +1,4 @@
+internal import IntentMeshCore
 internal import Synchronization
 
 /// New identifiers in the shape of a random UUID ("8-4-4-4-12" lowercase hex, version 4), made
@@ -11,7 +12,6 @@ package final class UUIDStringGenerator: Sendable {
   package static let shared = UUIDStringGenerator()
 
   private let state: Mutex<Xoshiro256StarStar>
-  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   package init() {
     var system = SystemRandomNumberGenerator()
@@ -21,32 +21,7 @@ package final class UUIDStringGenerator: Sendable {
   /// A new id, e.g. "3f2b8c1e-9a4d-4c7e-b5a1-0d6e2f4a8b9c".
   package func next() -> String {
     let (high, low) = state.withLock { generator in (generator.next(), generator.next()) }
-    // Version 4 in the 13th hex digit, the RFC 4122 variant in the 17th.
-    let versioned = (high & ~0xF000) | 0x4000
-    let varied = (low & ~(0xC000 << 48)) | (0x8000 << 48)
-    return String(unsafeUninitializedCapacity: 36) { buffer in
-      var position = 0
-      func put(_ value: UInt64, digits: Int) {
-        for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-          buffer[position] = Self.hexDigits[Int((value >> UInt64(shift)) & 0xF)]
-          position += 1
-        }
-      }
-      func dash() {
-        buffer[position] = UInt8(ascii: "-")
-        position += 1
-      }
-      put(versioned >> 32, digits: 8)
-      dash()
-      put((versioned >> 16) & 0xFFFF, digits: 4)
-      dash()
-      put(versioned & 0xFFFF, digits: 4)
-      dash()
-      put(varied >> 48, digits: 4)
-      dash()
-      put(varied & 0xFFFF_FFFF_FFFF, digits: 12)
-      return position
-    }
+    return UUIDText.version4(high: high, low: low)
   }
 }
 

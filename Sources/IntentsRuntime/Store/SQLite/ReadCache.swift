@@ -54,16 +54,19 @@ final class ReadCache: Sendable {
   static let capacity = 512
   private let state = Mutex(State())
 
-  /// The value kept under `key` that is still current in `view`, with the tables it was read from.
-  func value<Value>(_ key: ReadCacheKey, as type: Value.Type, in view: View) -> (
-    value: Value, tables: ArraySlice<String>
-  )? {
+  /// A value kept, and the tables it was read from.
+  struct Kept {
+    let value: any Sendable
+    let tables: ArraySlice<String>
+  }
+
+  /// The value kept under `key` that is still current in `view`. Not generic in the value's type:
+  /// cached reads reach here unspecialized, where an optional of a generic value costs a lookup in
+  /// the runtime's metadata cache; the caller checks the type (`SQLiteLaneDatabase.cachedRead`).
+  func kept(_ key: ReadCacheKey, in view: View) -> Kept? {
     state.withLock { state in
-      // Unwrapped before the cast: a missing key cast to an optional `Value` would be a kept nil.
-      guard let entry = state.entries[key], entry.isCurrent(in: view), let value = entry.value as? Value else {
-        return nil
-      }
-      return (value, entry.tables)
+      guard let entry = state.entries[key], entry.isCurrent(in: view) else { return nil }
+      return Kept(value: entry.value, tables: entry.tables)
     }
   }
 

@@ -10,7 +10,7 @@ internal import VaporCSQLite
 /// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
-/// @unchecked Sendable: `raw`, `statements`, `tableReads` and `dataVersionInTransaction` are mutated
+/// @unchecked Sendable: `raw`, `statements`, `tableReads`, `dataVersionInTransaction` and `versionsRead` are mutated
 /// only by `run`, `begin`, `stamp`, `readView`, `setBusyTimeout`, `close` and the cached reads of
 /// `SQLiteLaneDatabase`, and these are called only while the lane's
 /// `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside a transaction the store
@@ -31,6 +31,8 @@ final class SQLiteHandle: @unchecked Sendable {
   let tableReads = TableReads()
   /// The data version the transaction begun last read, once it has read it.
   private var dataVersionInTransaction: Int64?
+  /// How many table versions `readView` read last.
+  private var versionsRead = 0
 
   /// Opens (creating if needed) the database at `path`, or a private in-memory one for ":memory:".
   init(path: String) throws {
@@ -118,7 +120,9 @@ final class SQLiteHandle: @unchecked Sendable {
   func readView() throws -> ReadCache.View {
     let stamp = try stamp()
     if let versions = readCache.versions(at: stamp) { return ReadCache.View(stamp: stamp, versions: versions) }
-    var versions: [String: Int64] = [:]
+    // Sized for as many tables as the last read found: grown row by row, the dictionary was
+    // rehashed ~5 times on every read of the versions.
+    var versions = [String: Int64](minimumCapacity: versionsRead)
     do {
       try run(TableVersioning.currentVersions, []) { row in
         if case .text(let name) = row.values[0], case .integer(let version) = row.values[1] {
@@ -128,6 +132,7 @@ final class SQLiteHandle: @unchecked Sendable {
     } catch let error as SQLiteStatementError where error.isMissingTable {
       // A store whose schema has not been versioned (yet): every table is without a version.
     }
+    versionsRead = versions.count
     readCache.remember(versions, at: stamp)
     return ReadCache.View(stamp: stamp, versions: versions)
   }

@@ -46,9 +46,11 @@ extension SQLiteLaneDatabase: ReadCachingDatabase {
   /// reuses.
   func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value {
     let view = try handle.readView()
-    if let kept = handle.readCache.value(key, as: Value.self, in: view) {
+    // A value kept under the key as another type (two reads sharing a name) is read again. The
+    // type is compared before the cast, which then needs no optional of `Value`.
+    if let kept = handle.readCache.kept(key, in: view), type(of: kept.value) == Value.self {
       handle.tableReads.read(kept.tables)
-      return kept.value
+      return kept.value as! Value
     }
     handle.tableReads.startLoad()
     let value: Value
