@@ -107,6 +107,40 @@ struct MessagingEndToEndTests {
     #expect(try await second.stop(signal: SIGINT) == 0)
   }
 
+  @Test("a call past its grpc-timeout is ended by the service itself: DEADLINE_EXCEEDED, naming the method")
+  func deadline() async throws {
+    let file = TemporaryDatabaseFile("e2e-deadline")
+    defer { file.remove() }
+    let service = try await ServiceProcess("messaging-service", arguments: ["--port", "0", "--database", file.path])
+    try await withClient(port: service.port) { client, _ in
+      // A live search runs until it is cancelled. The client keeps no deadline of its own (no
+      // CallOptions.timeout): only the header tells the service, so the answer is the service's.
+      var metadata = Metadata()
+      metadata.addString("300m", forKey: "grpc-timeout")
+      let started = ContinuousClock.now
+      let search = Intentmesh_V1_StartSendingUpdatesRequest.with {
+        $0.context = Self.context
+        $0.intent = .with { $0.intentClass = "INSearchForMessagesIntent" }
+      }
+      let error = await #expect(throws: RPCError.self) {
+        try await client.startSendingUpdates(search, metadata: metadata) { response in
+          for try await _ in response.messages {}
+        }
+      }
+      #expect(error?.code == .deadlineExceeded, "\(String(describing: error))")
+      #expect(error?.message.contains("IntentsExtension/StartSendingUpdates") == true)
+      let elapsed = ContinuousClock.now - started
+      #expect(elapsed >= .milliseconds(300) && elapsed < .seconds(10))
+      // The service goes on answering.
+      let resolved = try await client.resolve(
+        .with {
+          $0.context = Self.context; $0.intent = try Self.sendIntent()
+        })
+      #expect(resolved.complete)
+    }
+    #expect(try await service.stop() == 0)
+  }
+
   @Test("a port already in use fails the start loudly")
   func portInUse() async throws {
     let file = TemporaryDatabaseFile("e2e")

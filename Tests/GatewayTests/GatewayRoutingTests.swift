@@ -145,7 +145,7 @@ struct GatewayRoutingTests {
       #expect(seen.requestIDs.first == "req-42")
       #expect(seen.requestIDs.count == 2)
       #expect(seen.custom == ["kept"])
-      let budgets = seen.timeouts.compactMap(CallDeadline.parse)
+      let budgets = seen.timeouts.compactMap(GRPCTimeout.parse)
       #expect(budgets.count == 2)
       #expect(budgets[0] <= .seconds(4) && budgets[0] > .seconds(2))
       #expect(budgets[1] <= .seconds(7) && budgets[1] > .seconds(6))

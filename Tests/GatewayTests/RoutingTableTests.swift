@@ -5,6 +5,7 @@ import SwiftProtobuf
 import GRPCCore
 import IntentMeshProtos
 import Testing
+import ServiceKit
 
 @Suite("Routing table")
 struct RoutingTableTests {
@@ -127,12 +128,12 @@ struct DeadlineTests {
       ("2M", .seconds(120)),
     ])
   func parse(text: String, duration: Duration) {
-    #expect(CallDeadline.parse(text) == duration)
+    #expect(GRPCTimeout.parse(text) == duration)
   }
 
-  @Test("malformed timeouts are ignored", arguments: ["", "S", "5", "123456789S", "5x", "-5S"])
+  @Test("malformed timeouts are ignored", arguments: ["", "S", "5", "123456789S", "5x", "-5S", "+5S", "5.0S"])
   func malformed(text: String) {
-    #expect(CallDeadline.parse(text) == nil)
+    #expect(GRPCTimeout.parse(text) == nil)
   }
 
   @Test("the caller's remaining time travels, with a default and a cap")

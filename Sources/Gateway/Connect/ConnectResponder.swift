@@ -216,7 +216,7 @@ final class ConnectResponder: Sendable {
   static func timeout(_ request: WebRequest, kind: ConnectRequestKind) throws(ConnectFailure) -> Duration? {
     if case .grpcWeb = kind {
       guard let text = request.header("grpc-timeout") else { return nil }
-      guard let timeout = CallDeadline.parse(text) else {
+      guard let timeout = GRPCTimeout.parse(text) else {
         throw ConnectFailure(code: .invalidArgument, message: "grpc-timeout \(text) is not a gRPC timeout")
       }
       return timeout

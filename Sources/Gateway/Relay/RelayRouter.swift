@@ -72,7 +72,7 @@ struct RelayRouter: Sendable {
   func upstreamHeaders(_ headers: HPACKHeaders, streaming: Bool) -> (HPACKHeaders, String) {
     var headers = headers
     if !streaming {
-      let asked = headers.first(name: "grpc-timeout").flatMap(CallDeadline.parse)
+      let asked = headers.first(name: "grpc-timeout").flatMap(GRPCTimeout.parse)
       let timeout = min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
       headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout), indexing: .nonIndexable)
     }

@@ -65,7 +65,7 @@ package struct DomainService: Sendable {
     let verifier = try await authentication.makeVerifier(logger: logger)
     let transport = ServiceTransport.http2(
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes,
-      tls: configuration.tls, idleTimeout: configuration.idleTimeout)
+      tls: configuration.tls, idleTimeout: configuration.idleTimeout, enforcesDeadlines: true)
     let metrics = RPCMetrics()
     if let store = store as? SQLiteStore { GroupCommitMetrics.export(store, to: metrics) }
     let reflection = try ReflectionService(

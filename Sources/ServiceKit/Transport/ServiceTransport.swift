@@ -18,18 +18,28 @@ package enum ServiceTransport {
   /// Streams a client may have open at once on one connection to a service.
   package static let maxConcurrentStreams = 1000
 
+  /// What the transport runs on each accepted HTTP/2 stream before its own handlers.
+  typealias StreamSetUp = @Sendable (any Channel) -> EventLoopFuture<Void>
+
   /// Puts `RequestEndHandler`, with the message limit, first in an accepted HTTP/2 stream's pipeline
-  /// (the transport's `onAcceptHTTP2Stream`).
-  static func acceptStream(messageLimit: Int) -> @Sendable (any Channel) -> EventLoopFuture<Void> {
+  /// (the transport's `onAcceptHTTP2Stream`); `enforcesDeadlines`: it, not grpc-swift, keeps each
+  /// call's `grpc-timeout`, which the services then do not see.
+  static func acceptStream(messageLimit: Int, enforcesDeadlines: Bool = false) -> StreamSetUp {
     { stream in
       stream.eventLoop.makeCompletedFuture {
-        try stream.pipeline.syncOperations.addHandler(RequestEndHandler(messageLimit: messageLimit), position: .first)
+        try stream.pipeline.syncOperations.addHandler(
+          RequestEndHandler(messageLimit: messageLimit, enforcesDeadline: enforcesDeadlines), position: .first)
       }
     }
   }
 
+  /// `enforcesDeadlines`: each stream's `RequestEndHandler` answers DEADLINE_EXCEEDED when a call
+  /// runs past its `grpc-timeout`, which the services then do not see (a domain service: none of
+  /// its handlers reads it); off, grpc-swift enforces it (the gateway, which passes what is left of
+  /// it on to the domains).
   package static func http2(
-    host: String, port: Int, maxRequestMessageBytes: Int, tls: ServerTLS? = nil, idleTimeout: Duration? = nil
+    host: String, port: Int, maxRequestMessageBytes: Int, tls: ServerTLS? = nil, idleTimeout: Duration? = nil,
+    enforcesDeadlines: Bool = false
   ) -> HTTP2ServerTransport.Posix {
     let config = HTTP2ServerTransport.Posix.Config.defaults { config in
       config.rpc.maxRequestPayloadSize = transportCap(for: maxRequestMessageBytes)
@@ -43,7 +53,8 @@ package enum ServiceTransport {
       // A request whose last message END_STREAM cuts short is answered INTERNAL with a message that
       // says so (the transport alone drops the partial bytes); END_STREAM on HEADERS reaches the
       // transport as it notices it, on DATA.
-      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = acceptStream(messageLimit: maxRequestMessageBytes)
+      config.channelDebuggingCallbacks.onAcceptHTTP2Stream = acceptStream(
+        messageLimit: maxRequestMessageBytes, enforcesDeadlines: enforcesDeadlines)
     }
     return HTTP2ServerTransport.Posix(
       address: .ipv4(host: host, port: port),

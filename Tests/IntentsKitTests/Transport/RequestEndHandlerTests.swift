@@ -174,4 +174,81 @@ struct RequestEndHandlerTests {
       #expect(recorder.read.count == 2)
     }
   }
+
+  static func timedRequest(_ timeout: String, end: Bool = false) -> HTTP2Frame.FramePayload {
+    .headers(
+      .init(
+        headers: [":method": "POST", ":path": "/a.B/C", "content-type": "application/grpc", "grpc-timeout": timeout],
+        endStream: end))
+  }
+
+  @Test(
+    "A deadline it enforces: grpc-timeout kept from the gRPC handler; past it, DEADLINE_EXCEEDED, later writes dropped"
+  )
+  func deadlinePassed() throws {
+    let recorder = Recorder()
+    let channel = EmbeddedChannel(handlers: [RequestEndHandler(enforcesDeadline: true), recorder])
+    try channel.writeInbound(Self.timedRequest("50m"))
+    try channel.writeInbound(Self.data([0, 0, 0, 0, 1, 7], end: true))
+    let (seen, _) = try #require(Self.headers(recorder.read.first))
+    #expect(seen.first(name: "grpc-timeout") == nil)
+    #expect(seen.first(name: ":path") == "/a.B/C")
+    channel.embeddedEventLoop.advanceTime(by: .milliseconds(49))
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+    channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+    let (headers, end) = try #require(Self.headers(try channel.readOutbound()))
+    #expect(end)
+    #expect(headers.first(name: ":status") == "200")
+    #expect(headers.first(name: "grpc-status") == "4")
+    #expect(headers.first(name: "grpc-message") == "a.B/C: the call ran past its deadline (grpc-timeout 50m)")
+    // The request had ended: no reset, the answer's END_STREAM closes the stream.
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+    let promise = channel.eventLoop.makePromise(of: Void.self)
+    channel.write(HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200"])), promise: promise)
+    channel.flush()
+    #expect(throws: ChannelError.self) { try promise.futureResult.wait() }
+  }
+
+  @Test(
+    "Past the deadline of a call still streaming both ways: trailers after the response's headers, then RST_STREAM CANCEL"
+  )
+  func deadlinePassedMidStream() throws {
+    let recorder = Recorder()
+    let channel = EmbeddedChannel(handlers: [RequestEndHandler(enforcesDeadline: true), recorder])
+    try channel.writeInbound(Self.timedRequest("2S"))
+    try channel.writeOutbound(HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200"])))
+    _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
+    channel.embeddedEventLoop.advanceTime(by: .seconds(2))
+    let (headers, end) = try #require(Self.headers(try channel.readOutbound()))
+    #expect(end && headers.first(name: ":status") == nil && headers.first(name: "grpc-status") == "4")
+    guard case .rstStream(let code)? = try channel.readOutbound(as: HTTP2Frame.FramePayload.self) else {
+      Issue.record("no RST_STREAM")
+      return
+    }
+    #expect(code == .cancel)
+    // The rest of the request is not passed on.
+    try channel.writeInbound(Self.data([0, 0, 0, 0, 1, 7], end: false))
+    #expect(recorder.read.count == 1)
+  }
+
+  @Test("A call answered in time is left alone; an invalid grpc-timeout, or one not enforced here, passes on")
+  func deadlineMetOrNotEnforced() throws {
+    let recorder = Recorder()
+    let channel = EmbeddedChannel(handlers: [RequestEndHandler(enforcesDeadline: true), recorder])
+    try channel.writeInbound(Self.timedRequest("10m", end: true))
+    try channel.writeOutbound(
+      HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200", "grpc-status": "0"], endStream: true)))
+    _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
+    channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+    #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+    for (handler, timeout) in [(RequestEndHandler(enforcesDeadline: true), "5.0S"), (RequestEndHandler(), "10m")] {
+      let recorder = Recorder()
+      let channel = EmbeddedChannel(handlers: [handler, recorder])
+      try channel.writeInbound(Self.timedRequest(timeout))
+      let (seen, _) = try #require(Self.headers(recorder.read.first))
+      #expect(seen.first(name: "grpc-timeout") == timeout)
+      channel.embeddedEventLoop.advanceTime(by: .seconds(10))
+      #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
+    }
+  }
 }
