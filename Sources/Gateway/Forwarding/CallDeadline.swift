@@ -1,4 +1,3 @@
-internal import IntentMeshProtos
 internal import SwiftProtobuf
 package import GRPCCore
 internal import ServiceKit
