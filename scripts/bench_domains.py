@@ -313,7 +313,11 @@ def main():
     parser.add_argument("--domains", default=",".join(d[0] for d in DOMAINS))
     parser.add_argument("--baseline", default="", help="a folder of other builds of the services, run beside")
     args = parser.parse_args()
-    chosen = [d for d in DOMAINS if d[0] in args.domains.split(",")]
+    asked = args.domains.split(",")
+    unknown = [name for name in asked if name not in {d[0] for d in DOMAINS}]
+    if unknown:
+        raise SystemExit(f"unknown domain {', '.join(unknown)}: the domains are {', '.join(d[0] for d in DOMAINS)}")
+    chosen = [d for d in DOMAINS if d[0] in asked]
     loads = [(1, 1), (16, 10)]
     builds = [("", args.bin)] + ([("@baseline", args.baseline)] if args.baseline else [])
 
