@@ -5,6 +5,7 @@ import IntentMeshProtos
 @testable import Payments
 import PaymentsProtos
 import IntentsKitTesting
+import SQLKit
 import Testing
 
 @Suite("INSearchForAccountsIntent, INSearchForBillsIntent and INPayBillIntent")
@@ -18,6 +19,23 @@ struct AccountsAndBillsTests {
       $0.accountType = type
       if !organization.isEmpty { $0.organizationName = .with { $0.spokenPhrase = organization } }
       $0.requestedBalanceType = balance
+    }
+  }
+
+  @Test("a user's accounts are read in an index's nickname order, not sorted on every read (SQLite's plan)")
+  func accountsInIndexOrder() async throws {
+    guard TestStore.postgresURL == nil else { return }
+    try await PaymentsFixture.with { fixture in
+      let plan = try await fixture.store.read { database in
+        try await database.raw("EXPLAIN QUERY PLAN \(AccountRepository.accountsQuery(of: PaymentsSeed.demoUser))")
+          .all().map { try $0.decode(column: "detail", as: String.self) }
+      }
+      #expect(plan.contains { $0.contains("payments_accounts_by_owner_nickname") }, "\(plan)")
+      #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+      let nicknames = try await fixture.store.read { database in
+        try await AccountRepository.accounts(of: PaymentsSeed.demoUser, in: database).map(\.nickname)
+      }
+      #expect(nicknames == nicknames.sorted() && nicknames.count == 4)
     }
   }
 

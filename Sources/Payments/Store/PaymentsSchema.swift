@@ -183,5 +183,13 @@ enum PaymentsSchema {
           WHERE payments_contacts.handle <> '' AND LOWER(p.handle) = LOWER(payments_contacts.handle)), '')
         """,
       ]),
+    // A user's accounts are read in nickname order on every payment (the payer's and the payee's, in
+    // Confirm and again in Handle): in the index's order, not sorted in a temporary B-tree each time.
+    SchemaMigration(
+      id: "payments-4-accounts-in-nickname-order",
+      statements: [
+        "CREATE INDEX payments_accounts_by_owner_nickname ON payments_accounts (owner_id, kind, nickname)",
+        "DROP INDEX payments_accounts_by_owner",
+      ]),
   ]
 }

@@ -94,14 +94,16 @@ enum AccountRepository {
     overdraft_limit_minor, is_default, secondary_balance_type, secondary_balance
     """
 
-  /// A user's accounts, in nickname order.
   /// The user's accounts by nickname (kept across requests while the store is unchanged).
   static func accounts(of userID: String, in database: any SQLDatabase) async throws -> [StoredAccount] {
     try await database.cachedRead("payments.accounts", userID: userID) {
-      try await database.raw(
-        "SELECT \(columns) FROM payments_accounts WHERE owner_id = \(bind: userID) AND kind = 'user' ORDER BY nickname"
-      ).all().map(decode)
+      try await database.raw(accountsQuery(of: userID)).all().map(decode)
     }
+  }
+
+  /// The query `accounts(of:in:)` runs: in the order of `payments_accounts_by_owner_nickname`.
+  static func accountsQuery(of userID: String) -> SQLQueryString {
+    "SELECT \(columns) FROM payments_accounts WHERE owner_id = \(bind: userID) AND kind = 'user' ORDER BY nickname"
   }
 
   static func account(_ id: String, in database: any SQLDatabase) async throws -> StoredAccount? {
