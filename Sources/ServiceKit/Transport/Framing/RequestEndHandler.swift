@@ -52,8 +52,9 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   /// The request's HEADERS, kept for the method an answer names (read only then: on every call it
   /// would cost more than the rest of this handler).
   private var requestHeaders: HPACKHeaders?
-  /// Whether the request's END_STREAM went on to the gRPC handler.
-  private var requestEndPassed = false
+  /// Whether the request has ended (its END_STREAM arrived): past the deadline, a request still
+  /// open is reset as well as answered.
+  private var requestEnded = false
   private let enforcesDeadline: Bool
   /// The timer that answers DEADLINE_EXCEEDED, while the call runs.
   private var deadline: Scheduled<Void>?
@@ -77,7 +78,7 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(.headers(headers)))
       }
       // Request trailers carry nothing the gRPC handler reads: only that the request ended.
-      requestEnded(
+      handleRequestEnd(
         context: context, passing: wrapInboundOut(.data(.init(data: .byteBuffer(ByteBuffer()), endStream: true))))
     case .headers(var headers):
       if requestStarted {
@@ -93,7 +94,7 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
       if let length = framing.oversizedMessage, let limit = framing.messageLimit {
         answerOversized(length: length, limit: limit, context: context)
       } else if frame.endStream {
-        requestEnded(context: context, passing: data)
+        handleRequestEnd(context: context, passing: data)
       } else {
         context.fireChannelRead(data)
       }
@@ -154,14 +155,14 @@ final class RequestEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
   private func deadlinePassed(_ timeout: String, context: ChannelHandlerContext) {
     deadline = nil
     let message = "\(method): the call ran past its deadline (grpc-timeout \(timeout))"
-    guard answer(status: 4, message: message, context: context), !requestEndPassed else { return }
+    guard answer(status: 4, message: message, context: context), !requestEnded else { return }
     context.writeAndFlush(wrapOutboundOut(.rstStream(.cancel)), promise: nil)
   }
 
   /// The request ended with `end` (a DATA frame with END_STREAM): passes it on, unless the last
   /// message was cut short and the call is still open, in which case the status says so.
-  private func requestEnded(context: ChannelHandlerContext, passing end: NIOAny) {
-    requestEndPassed = true
+  private func handleRequestEnd(context: ChannelHandlerContext, passing end: NIOAny) {
+    requestEnded = true
     guard let incomplete = framing.incompleteMessage, answer(incomplete, context: context) else {
       context.fireChannelRead(end)
       return
