@@ -52,9 +52,9 @@ final class KernelRandomPool: Sendable {
     }
   }
 
-  /// Fills `buffer` from the kernel's generator: /dev/urandom, read whole (three system calls per
-  /// fill); where it cannot be read, the standard library's source (`getrandom(2)` or
-  /// `arc4random_buf`), 8 bytes a call.
+  /// Fills `buffer` (a multiple of 16 bytes) from the kernel's generator: /dev/urandom, read whole
+  /// (three system calls per fill); where it cannot be read, all of it anew from the standard
+  /// library's source (`getrandom(2)` or `arc4random_buf`), 8 bytes a call.
   private static func fill(_ buffer: UnsafeMutableRawBufferPointer) {
     var filled = 0
     let device = open("/dev/urandom", O_RDONLY | O_CLOEXEC)
@@ -69,14 +69,10 @@ final class KernelRandomPool: Sendable {
         }
       }
     }
+    guard filled < buffer.count else { return }
     var system = SystemRandomNumberGenerator()
-    while filled < buffer.count {
-      var word = system.next()
-      withUnsafeBytes(of: &word) { word in
-        let count = min(word.count, buffer.count - filled)
-        (buffer.baseAddress! + filled).copyMemory(from: word.baseAddress!, byteCount: count)
-        filled += count
-      }
+    for offset in stride(from: 0, to: buffer.count, by: 8) {
+      buffer.storeBytes(of: system.next(), toByteOffset: offset, as: UInt64.self)
     }
   }
 }

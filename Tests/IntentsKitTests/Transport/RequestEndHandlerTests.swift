@@ -17,17 +17,22 @@ struct RequestEndHandlerTests {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) { read.append(unwrapInboundIn(data)) }
   }
 
-  static let requestHeaders = HTTP2Frame.FramePayload.headers(
-    .init(headers: [":method": "POST", ":path": "/a.B/C", "content-type": "application/grpc"]))
+  static let requestHeaderList: HPACKHeaders = [
+    ":method": "POST", ":path": "/a.B/C", "content-type": "application/grpc",
+  ]
+  static let requestHeaders = HTTP2Frame.FramePayload.headers(.init(headers: requestHeaderList))
 
   static func data(_ bytes: [UInt8], end: Bool) -> HTTP2Frame.FramePayload {
     .data(.init(data: .byteBuffer(ByteBuffer(bytes: bytes)), endStream: end))
   }
 
-  static func channel() throws -> (EmbeddedChannel, Recorder) {
+  /// `handler` in front of a recorder, with `request` (the request's HEADERS) read.
+  static func channel(
+    _ handler: RequestEndHandler = RequestEndHandler(), request: HTTP2Frame.FramePayload = requestHeaders
+  ) throws -> (EmbeddedChannel, Recorder) {
     let recorder = Recorder()
-    let channel = EmbeddedChannel(handlers: [RequestEndHandler(), recorder])
-    try channel.writeInbound(requestHeaders)
+    let channel = EmbeddedChannel(handlers: [handler, recorder])
+    try channel.writeInbound(request)
     return (channel, recorder)
   }
 
@@ -135,9 +140,7 @@ struct RequestEndHandlerTests {
   @Test(
     "An uncompressed message over the limit: RESOURCE_EXHAUSTED from its prefix, naming both sizes; the stream reset")
   func oversizedMessage() throws {
-    let recorder = Recorder()
-    let channel = EmbeddedChannel(handlers: [RequestEndHandler(messageLimit: 100), recorder])
-    try channel.writeInbound(Self.requestHeaders)
+    let (channel, recorder) = try Self.channel(RequestEndHandler(messageLimit: 100))
     try channel.writeInbound(Self.data([0, 0, 0, 0, 100] + Array(repeating: 1, count: 100), end: false))
     #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)  // at the limit: passed on
     try channel.writeInbound(Self.data([0, 0, 0, 0, 101, 1, 1], end: false))
@@ -166,9 +169,7 @@ struct RequestEndHandlerTests {
   @Test("A compressed message over the limit passes on (its size is known decompressed); none without a limit")
   func oversizedCompressedOrUnlimited() throws {
     for (handler, flag) in [(RequestEndHandler(messageLimit: 10), UInt8(1)), (RequestEndHandler(), 0)] {
-      let recorder = Recorder()
-      let channel = EmbeddedChannel(handlers: [handler, recorder])
-      try channel.writeInbound(Self.requestHeaders)
+      let (channel, recorder) = try Self.channel(handler)
       try channel.writeInbound(Self.data([flag, 0, 0, 0, 50] + Array(repeating: 1, count: 50), end: true))
       #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
       #expect(recorder.read.count == 2)
@@ -176,19 +177,17 @@ struct RequestEndHandlerTests {
   }
 
   static func timedRequest(_ timeout: String, end: Bool = false) -> HTTP2Frame.FramePayload {
-    .headers(
-      .init(
-        headers: [":method": "POST", ":path": "/a.B/C", "content-type": "application/grpc", "grpc-timeout": timeout],
-        endStream: end))
+    var headers = requestHeaderList
+    headers.add(name: "grpc-timeout", value: timeout)
+    return .headers(.init(headers: headers, endStream: end))
   }
 
   @Test(
     "A deadline it enforces: grpc-timeout kept from the gRPC handler; past it, DEADLINE_EXCEEDED, later writes dropped"
   )
   func deadlinePassed() throws {
-    let recorder = Recorder()
-    let channel = EmbeddedChannel(handlers: [RequestEndHandler(enforcesDeadline: true), recorder])
-    try channel.writeInbound(Self.timedRequest("50m"))
+    let (channel, recorder) = try Self.channel(
+      RequestEndHandler(enforcesDeadline: true), request: Self.timedRequest("50m"))
     try channel.writeInbound(Self.data([0, 0, 0, 0, 1, 7], end: true))
     let (seen, _) = try #require(Self.headers(recorder.read.first))
     #expect(seen.first(name: "grpc-timeout") == nil)
@@ -213,9 +212,8 @@ struct RequestEndHandlerTests {
     "Past the deadline of a call still streaming both ways: trailers after the response's headers, then RST_STREAM CANCEL"
   )
   func deadlinePassedMidStream() throws {
-    let recorder = Recorder()
-    let channel = EmbeddedChannel(handlers: [RequestEndHandler(enforcesDeadline: true), recorder])
-    try channel.writeInbound(Self.timedRequest("2S"))
+    let (channel, recorder) = try Self.channel(
+      RequestEndHandler(enforcesDeadline: true), request: Self.timedRequest("2S"))
     try channel.writeOutbound(HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200"])))
     _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
     channel.embeddedEventLoop.advanceTime(by: .seconds(2))
@@ -233,18 +231,15 @@ struct RequestEndHandlerTests {
 
   @Test("A call answered in time is left alone; an invalid grpc-timeout, or one not enforced here, passes on")
   func deadlineMetOrNotEnforced() throws {
-    let recorder = Recorder()
-    let channel = EmbeddedChannel(handlers: [RequestEndHandler(enforcesDeadline: true), recorder])
-    try channel.writeInbound(Self.timedRequest("10m", end: true))
+    let (channel, recorder) = try Self.channel(
+      RequestEndHandler(enforcesDeadline: true), request: Self.timedRequest("10m", end: true))
     try channel.writeOutbound(
       HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200", "grpc-status": "0"], endStream: true)))
     _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
     channel.embeddedEventLoop.advanceTime(by: .seconds(1))
     #expect(try channel.readOutbound(as: HTTP2Frame.FramePayload.self) == nil)
     for (handler, timeout) in [(RequestEndHandler(enforcesDeadline: true), "5.0S"), (RequestEndHandler(), "10m")] {
-      let recorder = Recorder()
-      let channel = EmbeddedChannel(handlers: [handler, recorder])
-      try channel.writeInbound(Self.timedRequest(timeout))
+      let (channel, recorder) = try Self.channel(handler, request: Self.timedRequest(timeout))
       let (seen, _) = try #require(Self.headers(recorder.read.first))
       #expect(seen.first(name: "grpc-timeout") == timeout)
       channel.embeddedEventLoop.advanceTime(by: .seconds(10))
