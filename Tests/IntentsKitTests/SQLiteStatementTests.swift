@@ -23,7 +23,7 @@ struct SQLiteStatementTests {
     let values: [any Encodable] = [
       "Celestra", "", "🦄 rainbow", 0, -1, Int.max, Int64.min, Int32(7), true, false, 0.5, -1e300,
       String?.none, String?.some("Glimmer"), Int?.none, Int?.some(3), Int64?.none, Int64?.some(-4),
-      Int32?.none, Bool?.none, Bool?.some(true), Double?.none, Double?.some(2.25),
+      Int32?.none, Int32?.some(-5), Bool?.none, Bool?.some(true), Bool?.some(false), Double?.none, Double?.some(2.25),
       SQLiteData.null, SQLiteData.text("raw"),
     ]
     let encoder = SQLiteDataEncoder()
@@ -68,5 +68,52 @@ struct SQLiteStatementTests {
     try second.run("ALTER TABLE unicorns ADD COLUMN horn TEXT NOT NULL DEFAULT 'spiral'", []) { _ in }
     second.close()
     #expect(try rows() == [["name": .text("Celestra"), "horn": .text("spiral")]])
+  }
+
+  @Test("a row's columns are found by name in the order they are asked for, in any other, and across rows")
+  func columnsByName() throws {
+    let columns = SQLiteResultRow.Columns(names: ["id", "name", "horn", "name", "sparkle_level_of_the_unicorn"])
+    // In order, twice over: after the last column the next row's first.
+    for _ in 0..<2 {
+      #expect(columns.position(of: "id") == 0)
+      #expect(columns.position(of: "name") == 1)
+      #expect(columns.position(of: "horn") == 2)
+      // The second "name" is never the answer: a name's first column is.
+      #expect(columns.position(of: "name") == 1)
+      #expect(columns.position(of: "sparkle_level_of_the_unicorn") == 4)
+    }
+    // Out of order, and a name no column has.
+    #expect(columns.position(of: "horn") == 2)
+    #expect(columns.position(of: "id") == 0)
+    #expect(columns.position(of: "sparkle_level_of_the_unicorn") == 4)
+    #expect(columns.position(of: "mane") == nil)
+    #expect(columns.position(of: "id") == 0)
+    let row = SQLiteResultRow(
+      columns: columns, values: [.integer(7), .text("Celestra"), .text("spiral"), .text("Glimmer"), .null])
+    #expect(try row.decode(column: "name", as: String.self) == "Celestra")
+    #expect(try row.decode(column: "id", as: Int.self) == 7)
+    #expect(try row.decode(column: "sparkle_level_of_the_unicorn", as: String?.self) == nil)
+    #expect(row.contains(column: "horn"))
+    #expect(!row.contains(column: "mane"))
+    #expect(throws: SQLiteResultRow.MissingColumn.self) { try row.decode(column: "mane", as: String.self) }
+  }
+
+  @Test("a statement's text keys its prepared statement by a digest that every byte moves")
+  func statementTextDigest() {
+    // Lengths around the 8-byte words the digest takes, so that the tail counts too.
+    for length in [1, 7, 8, 9, 15, 16, 17, 300] {
+      let text = String(repeating: "a", count: length)
+      let digest = StatementText.digest(of: text)
+      #expect(StatementText.digest(of: String(text)) == digest)
+      for position in 0..<length {
+        var bytes = Array(text.utf8)
+        bytes[position] = UInt8(ascii: "b")
+        #expect(StatementText.digest(of: String(decoding: bytes, as: UTF8.self)) != digest, "\(length) at \(position)")
+      }
+      #expect(StatementText.digest(of: text + "\0") != digest, "a zero byte more")
+    }
+    let keys = [StatementText("SELECT 1"), StatementText("SELECT 2"), StatementText("SELECT 1")]
+    #expect(keys[0] == keys[2] && keys[0].hashValue == keys[2].hashValue)
+    #expect(keys[0] != keys[1])
   }
 }

@@ -6,6 +6,7 @@ import Foundation
 @testable import IntentsRuntime
 import IntentsKitTesting
 import Logging
+import NIOCore
 import SQLKit
 import Testing
 
@@ -88,10 +89,11 @@ struct StoreTests {
   /// them all: those writes share the first one's SQLite transaction.
   static func batch<T: Sendable>(
     _ store: SQLiteStore, first: @escaping @Sendable (any SQLDatabase) async throws -> Void,
+    firstAfterRelease: @escaping @Sendable () throws -> Void = {},
     queued: [@Sendable (any SQLDatabase) async throws -> T]
   ) async -> (first: Result<Void, any Error>, queued: [Result<T, any Error>]) {
     // The first write holds the writer before any other is started.
-    let held = await HeldWrite(store, first: first)
+    let held = await HeldWrite(store, first: first, afterRelease: firstAfterRelease)
     var results: [Int: Result<T, any Error>] = [:]
     await withTaskGroup(of: (Int, Result<T, any Error>).self) { group in
       for (index, body) in queued.enumerated() {
@@ -115,7 +117,11 @@ struct StoreTests {
     let head: Task<Void, any Error>
     let release: @Sendable () -> Void
 
-    init(_ store: SQLiteStore, first: @escaping @Sendable (any SQLDatabase) async throws -> Void) async {
+    /// `afterRelease` runs once the writer is released, still inside the write.
+    init(
+      _ store: SQLiteStore, first: @escaping @Sendable (any SQLDatabase) async throws -> Void,
+      afterRelease: @escaping @Sendable () throws -> Void = {}
+    ) async {
       let (gate, open) = AsyncStream.makeStream(of: Void.self)
       let (holding, held) = AsyncStream.makeStream(of: Void.self)
       head = Task {
@@ -123,6 +129,7 @@ struct StoreTests {
           try await first(database)
           held.yield()
           for await _ in gate { break }
+          try afterRelease()
         }
       }
       release = { open.yield() }
@@ -173,6 +180,54 @@ struct StoreTests {
       #expect((try? outcome.queued[2].get()) != nil)
       #expect(try await Self.numbers(store) == [0, 1, 3])
     }
+  }
+
+  @Test("the first write of a batch (without a savepoint) that fails is undone whole; the writes queued behind it land")
+  func failedFirstWriteOfBatch() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      let before = try #require(store.durability)
+      struct Boom: Error {}
+      let outcome = await Self.batch(
+        store, first: Self.insert(0), firstAfterRelease: { throw Boom() }, queued: [Self.insert(1), Self.insert(2)])
+      #expect(throws: Boom.self) { try outcome.first.get() }
+      #expect(outcome.queued.allSatisfy { (try? $0.get()) != nil })
+      #expect(try await Self.numbers(store) == [1, 2])
+      // The queued writes began a transaction of their own, and share it.
+      let after = try #require(store.durability)
+      #expect(after.writes == before.writes + 2)
+      #expect(after.commits == before.commits + 1)
+    }
+  }
+
+  @Test("a statement's changed rows are counted by SQLite, or else by the rows it returns")
+  func changedRows() async throws {
+    try await withStore { store, _ in
+      try await SchemaMigrator.migrate(store, Self.migrations)
+      try await store.write { database in
+        for n in [1, 2, 3] { try await Self.insert(n)(database) }
+        #expect(database is any ChangeCountingDatabase)
+        // One database that counts, and the same through a wrapper that does not (as PostgreSQL).
+        for each in [database, UncountedDatabase(database)] {
+          #expect(try await each.changedRows(by: "UPDATE t SET n = n + 10 WHERE n >= 2") == 2)
+          #expect(try await each.changedRows(by: "UPDATE t SET n = n + 10 WHERE n > 100") == 0)
+          #expect(try await each.changedRows(by: "UPDATE t SET n = n - 10 WHERE n >= 10") == 2)
+        }
+      }
+      #expect(try await Self.numbers(store) == [1, 2, 3])
+    }
+  }
+
+  /// An `SQLDatabase` that forwards every statement and counts no changes itself.
+  struct UncountedDatabase: SQLDatabase {
+    let base: any SQLDatabase
+    init(_ base: any SQLDatabase) { self.base = base }
+    var logger: Logger { base.logger }
+    var eventLoop: any EventLoop { base.eventLoop }
+    var dialect: any SQLDialect { base.dialect }
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void)
+      -> EventLoopFuture<Void>
+    { base.execute(sql: query, onRow) }
   }
 
   @Test("a failing write in a batch that changed far more than 64 KiB of pages is undone alone")

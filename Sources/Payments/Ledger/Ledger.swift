@@ -1,4 +1,5 @@
 internal import Foundation
+internal import IntentsKit
 internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import PaymentsProtos
@@ -39,15 +40,13 @@ enum Ledger {
     ).run()
     for (position, leg) in movement.legs.enumerated() {
       let amount = leg.amount.minorUnits
-      let updated = try await database.raw(
-        """
-        UPDATE payments_accounts SET balance_minor = balance_minor + \(bind: amount)
-        WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
-          AND (kind = 'system' OR balance_minor + \(bind: amount) + overdraft_limit_minor >= 0)
-        RETURNING balance_minor
-        """
-      ).all()
-      if updated.isEmpty {
+      let updated = try await database.changedRows(
+        by: """
+          UPDATE payments_accounts SET balance_minor = balance_minor + \(bind: amount)
+          WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
+            AND (kind = 'system' OR balance_minor + \(bind: amount) + overdraft_limit_minor >= 0)
+          """)
+      if updated == 0 {
         let exists = try await database.raw(
           """
           SELECT account_id FROM payments_accounts

@@ -21,7 +21,7 @@ internal import VaporCSQLite
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
-  private var statements: [String: PreparedStatement] = [:]
+  private var statements: [StatementText: PreparedStatement] = [:]
   private static let maxStatements = 512
   /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -137,6 +137,13 @@ final class SQLiteHandle: @unchecked Sendable {
     return ReadCache.View(stamp: stamp, versions: versions)
   }
 
+  /// The rows the statement run last changed itself (`sqlite3_changes64`: an INSERT, UPDATE or
+  /// DELETE's own rows, not its triggers').
+  var changedRows: Int {
+    guard let raw else { return 0 }
+    return Int(sqlite_nio_sqlite3_changes64(raw))
+  }
+
   /// Whether a transaction is open on the connection (SQLite ends one itself after some errors).
   var inTransaction: Bool {
     guard let raw else { return false }
@@ -166,7 +173,8 @@ final class SQLiteHandle: @unchecked Sendable {
   }
 
   private func prepared(_ sql: String, on raw: OpaquePointer) throws -> PreparedStatement {
-    if let prepared = statements[sql] { return prepared }
+    let key = StatementText(sql)
+    if let prepared = statements[key] { return prepared }
     if statements.count >= Self.maxStatements {
       for prepared in statements.values { prepared.finalize() }
       statements.removeAll()
@@ -177,7 +185,7 @@ final class SQLiteHandle: @unchecked Sendable {
     let tables = tableReads.endPreparing()
     guard status == SQLITE_OK, let statement else { throw error(status, sql) }
     let prepared = PreparedStatement(statement: statement, tables: tables)
-    statements[sql] = prepared
+    statements[key] = prepared
     return prepared
   }
 

@@ -30,12 +30,23 @@ struct SQLiteLaneDatabase: SQLDatabase {
   }
 
   private func run(_ query: any SQLExpression, _ onRow: (any SQLRow) -> Void) throws {
+    try bindAndRun(query) { onRow($0) }
+  }
+
+  private func bindAndRun(_ query: any SQLExpression, _ onRow: (SQLiteResultRow) -> Void) throws {
     let (sql, binds) = serialize(query)
     var encoder: SQLiteDataEncoder?
     var values: [SQLiteData] = []
     values.reserveCapacity(binds.count)
     for bind in binds { values.append(try SQLiteBindValue.data(bind, encoder: &encoder)) }
-    try handle.run(sql, values) { onRow($0) }
+    try handle.run(sql, values, onRow)
+  }
+}
+
+extension SQLiteLaneDatabase: ChangeCountingDatabase {
+  func changedRows(by statement: SQLQueryString) async throws -> Int {
+    try bindAndRun(statement) { _ in }
+    return handle.changedRows
   }
 }
 

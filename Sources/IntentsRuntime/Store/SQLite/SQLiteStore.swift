@@ -11,15 +11,16 @@ internal import Synchronization
 /// read in parallel with the writer.
 ///
 /// A transaction's statements run in place, on the task that runs it (`SQLiteHandle`). Writes that
-/// queue for the writer while one runs share its SQLite transaction, each in a savepoint of its
-/// own, and the last commits for all (`WriteBatchState`): a page many of them change is written to
-/// the log once. A commit goes to the log without waiting on the disk (`synchronous=NORMAL`) and
-/// is answered once a sync of the log covers it (`GroupCommit`): a write acknowledged is on the
-/// disk, as with `synchronous=FULL`, but concurrent writes share one sync instead of paying one
-/// each, and the write lock is not held while the disk works. A read is answered only once the
-/// commits it may have seen are durable too, so no answer shows what a power loss could take back. `BEGIN
-/// IMMEDIATE` runs in place when the write lock is free; when another process on the same file
-/// holds it, it waits for it on the store's thread pool, holding no thread of the caller's.
+/// queue for the writer while one runs share its SQLite transaction, each after the first in a
+/// savepoint of its own, and the last commits for all (`WriteBatchState`): a page many of them
+/// change is written to the log once. A commit goes to the log without waiting on the disk
+/// (`synchronous=NORMAL`) and is answered once a sync of the log covers it (`GroupCommit`): a
+/// write acknowledged is on the disk, as with `synchronous=FULL`, but concurrent writes share one
+/// sync instead of paying one each, and the write lock is not held while the disk works. A read is
+/// answered only once the commits it may have seen are durable too, so no answer shows what a
+/// power loss could take back. `BEGIN IMMEDIATE` runs in place when the write lock is free; when
+/// another process on the same file holds it, it waits for it on the store's thread pool, holding
+/// no thread of the caller's.
 package final class SQLiteStore: IntentStore {
   /// A connection and the lock that keeps one transaction on it at a time.
   private struct Lane: Sendable {
@@ -119,14 +120,17 @@ package final class SQLiteStore: IntentStore {
   private func writeTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     let (result, batch) = try await writer.lock.withLock {
       let batch = try await continuedOrNewBatch()
+      // The batch's first write needs no savepoint: when it fails, the transaction holds nothing
+      // else to keep, and is rolled back whole.
+      let savepoint = batch.members > 0
       batch.enter()
       let result: T
       do {
-        try writer.handle.run("SAVEPOINT write", []) { _ in }
+        if savepoint { try writer.handle.run("SAVEPOINT write", []) { _ in } }
         result = try await body(writer.database)
-        try writer.handle.run("RELEASE write", []) { _ in }
+        if savepoint { try writer.handle.run("RELEASE write", []) { _ in } }
       } catch {
-        leave(batch, after: error)
+        leave(batch, after: error, toSavepoint: savepoint)
         endOrLeaveOpen(batch)
         throw error
       }
@@ -149,11 +153,17 @@ package final class SQLiteStore: IntentStore {
   }
 
   /// Undoes the work of a write that failed: back to its savepoint, the batch's other writes kept;
-  /// the whole batch fails when SQLite has ended the transaction itself (as it may after an I/O
-  /// or full-disk error) or the savepoint cannot be undone.
-  private func leave(_ batch: WriteBatch, after error: any Error) {
+  /// the whole batch fails when the write was its first (and so has no savepoint), when SQLite has
+  /// ended the transaction itself (as it may after an I/O or full-disk error) or when the savepoint
+  /// cannot be undone.
+  private func leave(_ batch: WriteBatch, after error: any Error, toSavepoint savepoint: Bool) {
     defer { writer.handle.readCache.clear() }
     guard writer.handle.inTransaction else {
+      batch.fail(error)
+      return
+    }
+    guard savepoint else {
+      try? writer.handle.run("ROLLBACK", []) { _ in }
       batch.fail(error)
       return
     }

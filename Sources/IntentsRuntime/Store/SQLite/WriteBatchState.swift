@@ -2,10 +2,10 @@
 /// bookkeeping of a write batch.
 ///
 /// Write transactions that queue for the writer while another runs share its SQLite transaction:
-/// each runs inside a savepoint of it, one after another, and the last one commits for all. So a
-/// batch of writes pays one `COMMIT` — one write of each page they touched to the log — instead of
-/// one each. A member whose work failed is rolled back to its savepoint and leaves; the others
-/// stay. A member whose work succeeded waits for the batch to end: committed (with the number
+/// each after the first runs inside a savepoint of it, one after another, and the last one commits
+/// for all. So a batch of writes pays one `COMMIT` — one write of each page they touched to the log
+/// — instead of one each. A member whose work failed is rolled back to its savepoint and leaves;
+/// the others stay (the first, which has no savepoint, fails the batch: it holds nothing else). A member whose work succeeded waits for the batch to end: committed (with the number
 /// `GroupCommit` gave the commit, nil for a store without a disk), or failed, when the commit
 /// failed or SQLite rolled the whole transaction back — then no member's work happened.
 ///
