@@ -359,7 +359,9 @@ struct ReadCacheTests {
   @Test("the cache holds a bounded number of values")
   func bounded() {
     let cache = ReadCache()
-    let view = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 1, changes: 0), versions: ["": 7, "test": 1])
+    let view = ReadCache.View(
+      stamp: ReadCache.Stamp(dataVersion: 1, changes: 0),
+      versions: TableVersions(names: TableVersions.Names(["", "test"]), values: [7, 1]))
     for user in 0..<(ReadCache.capacity + 10) {
       cache.keep(user, for: ReadCacheKey("test", userID: "\(user)"), readFrom: ["test"], in: view)
     }
@@ -373,35 +375,82 @@ struct ReadCacheTests {
   )
   func validity() {
     let cache = ReadCache()
-    let stamp = ReadCache.Stamp(dataVersion: 1, changes: 0)
-    let view = ReadCache.View(stamp: stamp, versions: ["": 7, "names": 1, "pets": 1])
+    let tables = TableVersions.Names(["", "names", "pets"])
+    func view(_ dataVersion: Int64, _ values: [Int64], names: TableVersions.Names = tables) -> ReadCache.View {
+      ReadCache.View(
+        stamp: ReadCache.Stamp(dataVersion: dataVersion, changes: 0),
+        versions: TableVersions(names: names, values: values))
+    }
+    let first = view(1, [7, 1, 1])
     let names = ReadCacheKey("names", userID: "diana")
     let scratch = ReadCacheKey("scratch", userID: "diana")
-    cache.keep("Celestra", for: names, readFrom: ["names"], in: view)
-    cache.keep("Moonbeam", for: scratch, readFrom: ["names", "scratch"], in: view)
+    cache.keep("Celestra", for: names, readFrom: ["names"], in: first)
+    cache.keep("Moonbeam", for: scratch, readFrom: ["names", "scratch"], in: first)
     // Another table moved, and the stamp with it.
-    let petsMoved = ReadCache.View(
-      stamp: ReadCache.Stamp(dataVersion: 2, changes: 0), versions: ["": 7, "names": 1, "pets": 2])
+    let petsMoved = view(2, [7, 1, 2])
     #expect(cache.kept(names, in: petsMoved)?.value as? String == "Celestra")
     #expect(cache.kept(names, in: petsMoved)?.tables == ["names"])
     #expect(cache.kept(scratch, in: petsMoved) == nil)
-    #expect(cache.kept(scratch, in: view)?.value as? String == "Moonbeam")
-    let namesMoved = ReadCache.View(
-      stamp: ReadCache.Stamp(dataVersion: 3, changes: 0), versions: ["": 7, "names": 2, "pets": 2])
-    #expect(cache.kept(names, in: namesMoved) == nil)
+    #expect(cache.kept(scratch, in: first)?.value as? String == "Moonbeam")
+    #expect(cache.kept(names, in: view(3, [7, 2, 2])) == nil)
     // The schema moved (a table altered, dropped or made anew: no trigger fires).
-    let schemaMoved = ReadCache.View(
-      stamp: ReadCache.Stamp(dataVersion: 4, changes: 0), versions: ["": 8, "names": 1, "pets": 2])
-    #expect(cache.kept(names, in: schemaMoved) == nil)
+    #expect(cache.kept(names, in: view(4, [8, 1, 2])) == nil)
+    // Tables versioned or dropped since: other names, even where the versions are the same.
+    let toys = TableVersions.Names(["", "names", "pets", "toys"])
+    #expect(cache.kept(names, in: view(5, [7, 1, 1, 0], names: toys)) == nil)
+    #expect(cache.kept(names, in: view(6, [7, 1, 1], names: TableVersions.Names(["", "names", "pets"]))) == nil)
     // A table that lost its version (the versions table gone) is no longer trusted.
-    let unversioned = ReadCache.View(stamp: ReadCache.Stamp(dataVersion: 5, changes: 0), versions: [:])
-    #expect(cache.kept(names, in: unversioned) == nil)
+    #expect(cache.kept(names, in: view(7, [7], names: TableVersions.Names([""]))) == nil)
     // Versions remembered for a stamp are forgotten on clear (a rollback takes its versions back).
-    cache.remember(["names": 1], at: stamp)
-    #expect(cache.versions(at: stamp) == ["names": 1])
+    cache.remember(first.versions, at: first.stamp)
+    #expect(cache.versions(at: first.stamp)?.values == [7, 1, 1])
+    #expect(cache.lastNames === tables)
     #expect(cache.versions(at: ReadCache.Stamp(dataVersion: 1, changes: 1)) == nil)
     cache.clear()
-    #expect(cache.versions(at: stamp) == nil)
+    #expect(cache.versions(at: first.stamp) == nil)
+    #expect(cache.lastNames == nil)
     #expect(cache.count == 0)
+  }
+
+  @Test("the versions a connection reads share their names with the last read that found the same tables")
+  func versionsShareNames() throws {
+    let path = TemporaryDatabase.path(named: "versions-names")
+    defer { TemporaryDatabase.remove(path) }
+    let handle = try SQLiteHandle(path: path)
+    defer { handle.close() }
+    func run(_ sql: String) throws { try handle.run(sql, []) { _ in } }
+    func read() throws -> TableVersions { try handle.readView().versions }
+    func versions(_ read: TableVersions) -> [String: Int64] {
+      Dictionary(uniqueKeysWithValues: zip(read.names.names, read.values))
+    }
+    // No versions table: the schema's version alone.
+    let unversioned = try read()
+    #expect(unversioned.names.names == [TableVersioning.schema])
+    try run(
+      "CREATE TABLE \(TableVersioning.table) (name TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID")
+    try run("INSERT INTO \(TableVersioning.table) (name, version) VALUES ('pets', 1), ('names', 2)")
+    let first = try read()
+    #expect(first.names.names == ["", "names", "pets"])
+    #expect(first.names !== unversioned.names)
+    #expect(first.version(of: "names") == 2 && first.version(of: "pets") == 1)
+    // The schema's version, first: moved by the CREATE TABLE.
+    #expect(first.values[0] > unversioned.values[0])
+    // A version moves: the same names, the new version.
+    try run("UPDATE \(TableVersioning.table) SET version = 5 WHERE name = 'pets'")
+    let moved = try read()
+    #expect(moved.names === first.names)
+    #expect(versions(moved) == versions(first).merging(["pets": 5]) { $1 })
+    // A table versioned since, first in order, last, and one dropped: names made anew, in order.
+    try run("INSERT INTO \(TableVersioning.table) (name, version) VALUES ('acorns', 0)")
+    #expect(try read().names.names == ["", "acorns", "names", "pets"])
+    try run("INSERT INTO \(TableVersioning.table) (name, version) VALUES ('toys', 3)")
+    let grown = try read()
+    #expect(grown.names.names == ["", "acorns", "names", "pets", "toys"])
+    #expect(grown.version(of: "toys") == 3 && grown.version(of: "pets") == 5)
+    try run("DELETE FROM \(TableVersioning.table) WHERE name IN ('acorns', 'toys')")
+    let shrunk = try read()
+    #expect(shrunk.names.names == ["", "names", "pets"])
+    #expect(shrunk.values.count == 3)
+    #expect(try read().names === shrunk.names)
   }
 }

@@ -16,29 +16,33 @@ final class ReadCache: Sendable {
     let changes: Int64
   }
 
-  /// The store as one transaction sees it: its stamp, the version of each versioned table, and the
-  /// schema's version under `TableVersioning.schema`.
+  /// The store as one transaction sees it: its stamp, and the versions of its schema and of each
+  /// versioned table.
   struct View: Sendable {
     let stamp: Stamp
-    let versions: [String: Int64]
+    let versions: TableVersions
   }
 
   private struct Entry {
     let value: any Sendable
-    /// The schema, then the tables the value was read from (sorted): what must not have moved for
-    /// the value to hold.
-    let dependencies: [String]
-    /// Each dependency's version when the value was read; empty when one of them has none.
+    /// The tables the value was read from (sorted).
+    let tables: [String]
+    /// The names `positions` point into; nil when one of the tables has no version.
+    let names: TableVersions.Names?
+    /// Where the schema and each table the value was read from are among `names`: what must not
+    /// have moved for the value to hold.
+    let positions: [Int]
+    /// Their versions when the value was read.
     let versions: [Int64]
-    /// Set when a dependency has no version: the value holds only at this stamp.
+    /// Set when a table has no version: the value holds only at this stamp.
     let stamp: Stamp?
-
-    /// The tables the value was read from.
-    var tables: ArraySlice<String> { dependencies.dropFirst() }
 
     func isCurrent(in view: View) -> Bool {
       if let stamp { return stamp == view.stamp }
-      for (name, version) in zip(dependencies, versions) where view.versions[name] != version { return false }
+      // Other names: the set of versioned tables has changed since; the value is read again.
+      guard let names, names === view.versions.names else { return false }
+      let current = view.versions.values
+      for (position, version) in zip(positions, versions) where current[position] != version { return false }
       return true
     }
   }
@@ -47,7 +51,7 @@ final class ReadCache: Sendable {
     var entries: [ReadCacheKey: Entry] = [:]
     /// The table versions read last, and the stamp they were read at: while the stamp holds,
     /// nothing has been written and they need not be read again.
-    var versions: (stamp: Stamp, versions: [String: Int64])?
+    var versions: (stamp: Stamp, versions: TableVersions)?
   }
 
   /// Most values kept; past it the cache starts again empty.
@@ -57,7 +61,7 @@ final class ReadCache: Sendable {
   /// A value kept, and the tables it was read from.
   struct Kept {
     let value: any Sendable
-    let tables: ArraySlice<String>
+    let tables: [String]
   }
 
   /// The value kept under `key` that is still current in `view`. Not generic in the value's type:
@@ -73,12 +77,14 @@ final class ReadCache: Sendable {
   /// Keeps `value`, read in `view` from `tables` — and from the schema they are in
   /// (`TableVersioning.schema`), which moves when a table is altered, dropped or made anew.
   func keep(_ value: any Sendable, for key: ReadCacheKey, readFrom tables: [String], in view: View) {
-    let dependencies = [TableVersioning.schema] + tables
-    let versions = dependencies.compactMap { view.versions[$0] }
-    let versioned = versions.count == dependencies.count
-    let entry = Entry(
-      value: value, dependencies: dependencies, versions: versioned ? versions : [],
-      stamp: versioned ? nil : view.stamp)
+    let entry: Entry
+    if let positions = Self.positions(of: tables, in: view.versions.names) {
+      entry = Entry(
+        value: value, tables: tables, names: view.versions.names, positions: positions,
+        versions: positions.map { view.versions.values[$0] }, stamp: nil)
+    } else {
+      entry = Entry(value: value, tables: tables, names: nil, positions: [], versions: [], stamp: view.stamp)
+    }
     state.withLock { state in
       if state.entries.count >= Self.capacity, state.entries[key] == nil {
         state.entries.removeAll(keepingCapacity: true)
@@ -87,16 +93,34 @@ final class ReadCache: Sendable {
     }
   }
 
+  /// Where the schema, then each of `tables`, are among `names`; nil when one of them has no version.
+  private static func positions(of tables: [String], in names: TableVersions.Names) -> [Int]? {
+    guard let schema = names.positions[TableVersioning.schema] else { return nil }
+    var positions = [schema]
+    positions.reserveCapacity(tables.count + 1)
+    for table in tables {
+      guard let position = names.positions[table] else { return nil }
+      positions.append(position)
+    }
+    return positions
+  }
+
   /// The table versions remembered for `stamp`, if they were read at it.
-  func versions(at stamp: Stamp) -> [String: Int64]? {
+  func versions(at stamp: Stamp) -> TableVersions? {
     state.withLock { state in
       guard let known = state.versions, known.stamp == stamp else { return nil }
       return known.versions
     }
   }
 
+  /// The names of the table versions read last, at whatever stamp: a read that finds the same
+  /// tables shares them.
+  var lastNames: TableVersions.Names? {
+    state.withLock { $0.versions?.versions.names }
+  }
+
   /// Remembers the table versions read at `stamp`.
-  func remember(_ versions: [String: Int64], at stamp: Stamp) {
+  func remember(_ versions: TableVersions, at stamp: Stamp) {
     state.withLock { $0.versions = (stamp, versions) }
   }
 

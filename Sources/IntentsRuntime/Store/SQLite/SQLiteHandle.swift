@@ -10,7 +10,7 @@ internal import VaporCSQLite
 /// a thread pool and back that each statement cost through SQLiteNIO — most of a small query's
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
-/// @unchecked Sendable: `raw`, `statements`, `tableReads`, `dataVersionInTransaction` and `versionsRead` are mutated
+/// @unchecked Sendable: `raw`, `statements`, `tableReads` and `dataVersionInTransaction` are mutated
 /// only by `run`, `begin`, `stamp`, `readView`, `setBusyTimeout`, `close` and the cached reads of
 /// `SQLiteLaneDatabase`, and these are called only while the lane's
 /// `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside a transaction the store
@@ -31,8 +31,6 @@ final class SQLiteHandle: @unchecked Sendable {
   let tableReads = TableReads()
   /// The data version the transaction begun last read, once it has read it.
   private var dataVersionInTransaction: Int64?
-  /// How many table versions `readView` read last.
-  private var versionsRead = 0
 
   /// Opens (creating if needed) the database at `path`, or a private in-memory one for ":memory:".
   init(path: String) throws {
@@ -120,21 +118,70 @@ final class SQLiteHandle: @unchecked Sendable {
   func readView() throws -> ReadCache.View {
     let stamp = try stamp()
     if let versions = readCache.versions(at: stamp) { return ReadCache.View(stamp: stamp, versions: versions) }
-    // Sized for as many tables as the last read found: grown row by row, the dictionary was
-    // rehashed ~5 times on every read of the versions.
-    var versions = [String: Int64](minimumCapacity: versionsRead)
+    let versions = try readVersions(sharingNamesWith: readCache.lastNames)
+    readCache.remember(versions, at: stamp)
+    return ReadCache.View(stamp: stamp, versions: versions)
+  }
+
+  /// The schema's version and every versioned table's, read now. The tables' rows come in the
+  /// order of their names, as last time unless a table was versioned or dropped since: while each
+  /// row's name is the one at its place in `earlier`, no name is made (a string, and a dictionary
+  /// entry, per table for every read — the writer reads them again after each of its writes), and
+  /// the versions share `earlier`.
+  private func readVersions(sharingNamesWith earlier: TableVersions.Names?) throws -> TableVersions {
+    var values: [Int64] = []
+    values.reserveCapacity(earlier?.names.count ?? 16)
+    try stepRows(TableVersioning.schemaVersion) { values.append(sqlite_nio_sqlite3_column_int64($0, 0)) }
+    guard values.count == 1 else { throw SQLiteStatementError(code: SQLITE_ERROR, message: "no schema version") }
+    // Made only once a name differs from `earlier`'s (or there is no `earlier`).
+    var names: [String]?
     do {
-      try run(TableVersioning.currentVersions, []) { row in
-        if case .text(let name) = row.values[0], case .integer(let version) = row.values[1] {
-          versions[name] = Int64(version)
+      try stepRows(TableVersioning.tableVersions) { statement in
+        let version = sqlite_nio_sqlite3_column_int64(statement, 1)
+        let length = Int(sqlite_nio_sqlite3_column_bytes(statement, 0))
+        let bytes = UnsafeRawBufferPointer(start: sqlite_nio_sqlite3_column_text(statement, 0), count: length)
+        let position = values.count
+        values.append(version)
+        if names == nil, let earlier, position < earlier.names.count, Self.equal(earlier.names[position], bytes) {
+          return
         }
+        if names == nil { names = Array((earlier?.names ?? [TableVersioning.schema]).prefix(position)) }
+        names?.append(String(decoding: bytes, as: UTF8.self))
       }
     } catch let error as SQLiteStatementError where error.isMissingTable {
       // A store whose schema has not been versioned (yet): every table is without a version.
     }
-    versionsRead = versions.count
-    readCache.remember(versions, at: stamp)
-    return ReadCache.View(stamp: stamp, versions: versions)
+    if names == nil, let earlier, earlier.names.count == values.count {
+      return TableVersions(names: earlier, values: values)
+    }
+    let read = names ?? Array((earlier?.names ?? [TableVersioning.schema]).prefix(values.count))
+    return TableVersions(names: TableVersions.Names(read), values: values)
+  }
+
+  /// Whether `name`'s UTF-8 is `bytes`.
+  private static func equal(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var name = name
+    return name.withUTF8 { utf8 in
+      guard utf8.count == bytes.count else { return false }
+      for index in 0..<utf8.count where utf8[index] != bytes[index] { return false }
+      return true
+    }
+  }
+
+  /// Runs `sql`, which has no parameters, handing the statement to `onRow` at each row to read its
+  /// columns in place.
+  private func stepRows(_ sql: String, _ onRow: (OpaquePointer) -> Void) throws {
+    guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    let statement = try prepared(sql, on: raw).statement
+    defer { sqlite_nio_sqlite3_reset(statement) }
+    while true {
+      let status = sqlite_nio_sqlite3_step(statement)
+      guard status == SQLITE_ROW else {
+        guard status == SQLITE_DONE else { throw error(status, sql) }
+        return
+      }
+      onRow(statement)
+    }
   }
 
   /// The rows the statement run last changed itself (`sqlite3_changes64`: an INSERT, UPDATE or

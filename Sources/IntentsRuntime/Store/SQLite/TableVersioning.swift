@@ -17,11 +17,12 @@ enum TableVersioning {
   /// tables'; every kept value depends on it.
   static let schema = ""
 
-  /// The versions of every versioned table and of the schema, as the transaction sees them.
-  static let currentVersions = """
-    SELECT name, version FROM \(table)
-    UNION ALL SELECT '\(schema)', schema_version FROM pragma_schema_version
-    """
+  /// The versions of every versioned table as the transaction sees them, in the order of the
+  /// table's key (which the scan follows: no sort).
+  static let tableVersions = "SELECT name, version FROM \(table) ORDER BY name"
+
+  /// The schema's version as the transaction sees it.
+  static let schemaVersion = "PRAGMA schema_version"
 
   /// Creates the versions table and, for every table without them, its row and its triggers; in
   /// one transaction, so a table is versioned entirely or not at all. Tables that have their row
