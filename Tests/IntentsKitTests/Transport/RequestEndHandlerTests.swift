@@ -233,6 +233,9 @@ struct RequestEndHandlerTests {
   func deadlineMetOrNotEnforced() throws {
     let (channel, recorder) = try Self.channel(
       RequestEndHandler(enforcesDeadline: true), request: Self.timedRequest("10m", end: true))
+    // The handler keeps the deadline: grpc-swift is not handed it.
+    let (passedOn, _) = try #require(Self.headers(recorder.read.first))
+    #expect(passedOn.first(name: "grpc-timeout") == nil)
     try channel.writeOutbound(
       HTTP2Frame.FramePayload.headers(.init(headers: [":status": "200", "grpc-status": "0"], endStream: true)))
     _ = try channel.readOutbound(as: HTTP2Frame.FramePayload.self)
