@@ -414,10 +414,10 @@ struct ReadCacheTests {
 
   @Test("the versions a connection reads share their names with the last read that found the same tables")
   func versionsShareNames() throws {
-    let path = TemporaryDatabase.path(named: "versions-names")
-    defer { TemporaryDatabase.remove(path) }
-    let handle = try SQLiteHandle(path: path)
-    defer { handle.close() }
+    try withTemporaryHandle(named: "versions-names") { handle, _ in try versionsShareNames(handle) }
+  }
+
+  private func versionsShareNames(_ handle: SQLiteHandle) throws {
     func run(_ sql: String) throws { try handle.run(sql, []) { _ in } }
     func read() throws -> TableVersions { try handle.readView().versions }
     func versions(_ read: TableVersions) -> [String: Int64] {
@@ -432,7 +432,7 @@ struct ReadCacheTests {
     let first = try read()
     #expect(first.names.names == ["", "names", "pets"])
     #expect(first.names !== unversioned.names)
-    #expect(first.version(of: "names") == 2 && first.version(of: "pets") == 1)
+    #expect(versions(first)["names"] == 2 && versions(first)["pets"] == 1)
     // The schema's version, first: moved by the CREATE TABLE.
     #expect(first.values[0] > unversioned.values[0])
     // A version moves: the same names, the new version.
@@ -446,7 +446,7 @@ struct ReadCacheTests {
     try run("INSERT INTO \(TableVersioning.table) (name, version) VALUES ('toys', 3)")
     let grown = try read()
     #expect(grown.names.names == ["", "acorns", "names", "pets", "toys"])
-    #expect(grown.version(of: "toys") == 3 && grown.version(of: "pets") == 5)
+    #expect(versions(grown)["toys"] == 3 && versions(grown)["pets"] == 5)
     try run("DELETE FROM \(TableVersioning.table) WHERE name IN ('acorns', 'toys')")
     let shrunk = try read()
     #expect(shrunk.names.names == ["", "names", "pets"])

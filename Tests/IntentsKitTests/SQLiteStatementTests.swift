@@ -49,10 +49,10 @@ struct SQLiteStatementTests {
 
   @Test("a statement's column names follow a schema change another connection makes")
   func columnsAfterSchemaChange() throws {
-    let path = TemporaryDatabase.path(named: "statement-columns")
-    defer { TemporaryDatabase.remove(path) }
-    let first = try SQLiteHandle(path: path)
-    defer { first.close() }
+    try withTemporaryHandle(named: "statement-columns") { first, path in try columnsAfterSchemaChange(first, path) }
+  }
+
+  private func columnsAfterSchemaChange(_ first: SQLiteHandle, _ path: String) throws {
     try first.run("CREATE TABLE unicorns (name TEXT NOT NULL)", []) { _ in }
     try first.run("INSERT INTO unicorns (name) VALUES ('Celestra')", []) { _ in }
     func rows() throws -> [[String: SQLiteData]] {

@@ -74,15 +74,22 @@ final class SQLiteHandle: @unchecked Sendable {
       try check(bind(value, at: Int32(index + 1), of: statement), sql)
     }
     var columns: SQLiteResultRow.Columns?
+    try step(statement, sql) {
+      let names = columns ?? prepared.resultColumns
+      columns = names
+      onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
+    }
+  }
+
+  /// Steps `statement` (the text `sql`) to its end, calling `onRow` at each row.
+  private func step(_ statement: OpaquePointer, _ sql: String, _ onRow: () -> Void) throws {
     while true {
       let status = sqlite_nio_sqlite3_step(statement)
       guard status == SQLITE_ROW else {
         guard status == SQLITE_DONE else { throw error(status, sql) }
         return
       }
-      let names = columns ?? prepared.resultColumns
-      columns = names
-      onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
+      onRow()
     }
   }
 
@@ -174,14 +181,7 @@ final class SQLiteHandle: @unchecked Sendable {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
     let statement = try prepared(sql, on: raw).statement
     defer { sqlite_nio_sqlite3_reset(statement) }
-    while true {
-      let status = sqlite_nio_sqlite3_step(statement)
-      guard status == SQLITE_ROW else {
-        guard status == SQLITE_DONE else { throw error(status, sql) }
-        return
-      }
-      onRow(statement)
-    }
+    try step(statement, sql) { onRow(statement) }
   }
 
   /// The rows the statement run last changed itself (`sqlite3_changes64`: an INSERT, UPDATE or

@@ -18,10 +18,4 @@ struct TableVersions: Sendable {
   let names: Names
   /// The versions, one for each of `names`.
   let values: [Int64]
-
-  /// The version read for the table (or, for `TableVersioning.schema`, the schema) named `name`;
-  /// nil when it has none.
-  func version(of name: String) -> Int64? {
-    names.positions[name].map { values[$0] }
-  }
 }
