@@ -39,11 +39,19 @@ let tracing = Target.Dependency.product(name: "Tracing", package: "swift-distrib
 let otel = Target.Dependency.product(name: "OTel", package: "swift-otel")
 
 /// A generated-code module: one per contract, so that the gateway never links a domain's types.
+///
+/// Release builds of generated code skip Swift's run-time exclusivity checks: protoc-gen-swift keeps
+/// a large message's fields in a class, so every read of a field (a getter, each field `traverse`
+/// visits while encoding, each field a copy-on-write copies) began a checked access: ~360 of the
+/// ~900 a ride's Confirm made, each ~65 instructions; unchecked, that Confirm runs ~3 % fewer
+/// (docs/BENCHMARKS.md, session 27). The accessors read or write one field and return; what our
+/// code does with messages is still checked (the flag is per module), and debug builds, in which
+/// every test runs, check everything.
 func protos(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
   .target(
     name: name,
     dependencies: [grpcCore, grpcProtobuf, swiftProtobuf] + dependencies,
-    swiftSettings: strictSettings
+    swiftSettings: strictSettings + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
   )
 }
 

@@ -30,15 +30,17 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
   func resolve(
     request: Intentmesh_V1_ResolveRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ResolveResponse {
-    try await guarded(
-      "Resolve", intentClass: request.intent.intentClass, outcome: { $0.complete ? "complete" : "incomplete" }
+    // The request's intent read once: each read of a message field copies it out of its storage.
+    let intent = request.intent
+    return try await guarded(
+      "Resolve", intentClass: intent.intentClass, outcome: { $0.complete ? "complete" : "incomplete" }
     ) {
       let (registration, intentContext) = try scope.enter(
-        request.context, intentClass: request.intent.intentClass, identifier: request.intent.identifier)
-      let outcome = try await registration.resolve(payload(of: request.intent), request.parameters, intentContext)
+        request.context, intentClass: intent.intentClass, identifier: intent.identifier)
+      let outcome = try await registration.resolve(payload(of: intent), request.parameters, intentContext)
       return .with {
         $0.resolutions = outcome.resolutions
-        $0.resolvedIntent = request.intent
+        $0.resolvedIntent = intent
         $0.resolvedIntent.payload = outcome.resolvedPayload
         $0.complete = outcome.complete
       }
@@ -48,14 +50,15 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
   func confirm(
     request: Intentmesh_V1_ConfirmRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_ConfirmResponse {
-    try await guarded("Confirm", intentClass: request.intent.intentClass, outcome: { $0.response.codeName }) {
+    let intent = request.intent
+    return try await guarded("Confirm", intentClass: intent.intentClass, outcome: { $0.response.codeName }) {
       let (registration, intentContext) = try scope.enter(
-        request.context, intentClass: request.intent.intentClass, identifier: request.intent.identifier)
-      let answer = try await registration.confirm(payload(of: request.intent), intentContext)
+        request.context, intentClass: intent.intentClass, identifier: intent.identifier)
+      let answer = try await registration.confirm(payload(of: intent), intentContext)
       let status: Intentmesh_V1_IntentHandlingStatus =
         registration.requiresUserConfirmation && answer.status == .ready ? .userConfirmationRequired : answer.status
       let built = InteractionBuilder.build(
-        intent: request.intent, answer: answer, status: status, date: intentContext.now)
+        intent: intent, answer: answer, status: status, date: intentContext.now)
       return .with {
         $0.response = built.response
         $0.interaction = built.interaction
@@ -63,7 +66,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
           // Five minutes of the user's time: the wall clock, whatever the domain's clock (rides may
           // run theirs faster).
           $0.confirmationToken = confirmations.issue(
-            for: binding(request.intent, user: intentContext.userID), now: Date())
+            for: binding(intent, user: intentContext.userID), now: Date())
         }
       }
     }
@@ -79,11 +82,11 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
   func handle(
     request: Intentmesh_V1_HandleRequest, context: ServerContext
   ) async throws -> Intentmesh_V1_HandleResponse {
-    try await guarded(
-      "Handle", intentClass: request.intent.intentClass,
+    let intent = request.intent
+    return try await guarded(
+      "Handle", intentClass: intent.intentClass,
       outcome: { $0.replayed ? "\($0.response.codeName) (replayed)" : $0.response.codeName }
     ) {
-      let intent = request.intent
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: intent.intentClass, identifier: intent.identifier)
       let payload = payload(of: intent)
