@@ -11,4 +11,9 @@ struct sqlite3;
 /// A C function because `sqlite3_db_config` is variadic, which Swift cannot call.
 int intentmesh_sqlite_enable_qpsg(struct sqlite3 *db);
 
+/// Turns the triggers of `db` on (`enable` 1) or off (0) for the statements it runs
+/// (SQLITE_DBCONFIG_ENABLE_TRIGGER; SQLite prepares its statements again). Returns SQLite's result
+/// code.
+int intentmesh_sqlite_enable_triggers(struct sqlite3 *db, int enable);
+
 #endif

@@ -52,7 +52,7 @@ extension SQLiteLaneDatabase: ChangeCountingDatabase {
 
 extension SQLiteLaneDatabase: ReadCachingDatabase {
   /// A value kept from an earlier transaction while none of the tables it was read from has moved;
-  /// otherwise loaded, with the tables its statements read gathered (`TableReads`), and kept. The
+  /// otherwise loaded, with the tables its statements read gathered (`StatementTables`), and kept. The
   /// tables count as read by any cached read loading around this one, whether this one loads or
   /// reuses.
   func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value {
@@ -60,18 +60,18 @@ extension SQLiteLaneDatabase: ReadCachingDatabase {
     // A value kept under the key as another type (two reads sharing a name) is read again. The
     // type is compared before the cast, which then needs no optional of `Value`.
     if let kept = handle.readCache.kept(key, in: view), type(of: kept.value) == Value.self {
-      handle.tableReads.read(kept.tables)
+      handle.statementTables.read(kept.tables)
       return kept.value as! Value
     }
-    handle.tableReads.startLoad()
+    handle.statementTables.startLoad()
     let value: Value
     do {
       value = try await load()
     } catch {
-      _ = handle.tableReads.endLoad()
+      _ = handle.statementTables.endLoad()
       throw error
     }
-    handle.readCache.keep(value, for: key, readFrom: handle.tableReads.endLoad(), in: view)
+    handle.readCache.keep(value, for: key, readFrom: handle.statementTables.endLoad(), in: view)
     return value
   }
 }

@@ -107,7 +107,12 @@ package final class SQLiteStore: IntentStore {
   /// Versions every table the migrations made (`TableVersioning`), so that what a cached read keeps
   /// is dropped only by writes to the tables it read.
   package func schemaDidChange() async throws {
-    try await write { try await TableVersioning.install(in: $0) }
+    let writerHandle = writer.handle
+    try await write { database in
+      try await TableVersioning.install(in: database)
+      // The writer moves the versions itself from now on, if the schema lets it.
+      try writerHandle.chooseVersionBumping()
+    }
     // The writer's own schema changes do not move its stamp (no rows changed, and its data version
     // moves only with other connections' commits): what it kept before them goes.
     writer.handle.readCache.clear()
@@ -147,6 +152,12 @@ package final class SQLiteStore: IntentStore {
   private func continuedOrNewBatch() async throws -> WriteBatch {
     if let open = openBatch.withLock({ $0 }), open.isOpen { return open }
     try await begin()
+    do {
+      try writer.handle.checkVersionBumping()
+    } catch {
+      try? writer.handle.run("ROLLBACK", []) { _ in }
+      throw error
+    }
     let batch = WriteBatch()
     openBatch.withLock { $0 = batch }
     return batch

@@ -2,8 +2,10 @@ internal import SQLKit
 
 /// A version for each table of a SQLite store, moved by triggers on every row any connection
 /// inserts, updates or deletes — this process's, another's on the same file, or the `sqlite3`
-/// shell's — in the same transaction as the change. A cached read is kept with the versions of the
-/// tables it read (`ReadCache`), so a write drops only the values read from the tables it changed.
+/// shell's — in the same transaction as the change; the store's own writer, while the schema allows
+/// it, moves them itself after each statement instead, its triggers off
+/// (`SQLiteHandle.chooseVersionBumping`). A cached read is kept with the versions of the tables it
+/// read (`ReadCache`), so a write drops only the values read from the tables it changed.
 ///
 /// Installed after the schema's migrations (`SQLiteStore.schemaDidChange`) on every table they
 /// made; a table made outside them has no version, and what reads it is kept only while nothing
