@@ -1,6 +1,5 @@
 /// The text of a random (version 4) UUID, "8-4-4-4-12" lowercase hex, from 128 random bits.
 package enum UUIDText {
-  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
   /// The UUID whose bits are `high` then `low`, with the version (4, in the 13th hex digit) and the
   /// RFC 4122 variant (in the 17th) set over them; e.g. "3f2b8c1e-9a4d-4c7e-b5a1-0d6e2f4a8b9c".
@@ -11,7 +10,9 @@ package enum UUIDText {
       var position = 0
       func put(_ value: UInt64, digits: Int) {
         for shift in stride(from: (digits - 1) * 4, through: 0, by: -4) {
-          buffer[position] = hexDigits[Int((value >> UInt64(shift)) & 0xF)]
+          // A lowercase hex digit by arithmetic: no table to load and index for each of the 32.
+          let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0xF
+          buffer[position] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") - 10 + digit
           position += 1
         }
       }

@@ -204,7 +204,19 @@ final class SQLiteHandle: @unchecked Sendable {
     var name = name
     return name.withUTF8 { utf8 in
       guard utf8.count == bytes.count else { return false }
-      for index in 0..<utf8.count where utf8[index] != bytes[index] { return false }
+      // Eight bytes at a time, then the rest: the writer compares every table's name after each
+      // of its writes.
+      let name = UnsafeRawBufferPointer(utf8)
+      var offset = 0
+      while offset + 8 <= name.count {
+        let word = name.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        guard word == bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+        offset += 8
+      }
+      while offset < name.count {
+        guard name[offset] == bytes[offset] else { return false }
+        offset += 1
+      }
       return true
     }
   }
