@@ -43,8 +43,6 @@ final class SQLiteHandle: @unchecked Sendable {
     var bumps: Bool
     var schemaVersion: Int64
   }
-  /// Moves one table's version (`TableVersioning`).
-  private static let bumpVersion = "UPDATE \(TableVersioning.table) SET version = version + 1 WHERE name = ?1"
 
   /// Opens (creating if needed) the database at `path`, or a private in-memory one for ":memory:".
   init(path: String) throws {
@@ -109,10 +107,11 @@ final class SQLiteHandle: @unchecked Sendable {
 
   /// Moves `table`'s version by one, as its version triggers would.
   private func moveVersion(of table: String, on raw: OpaquePointer) throws {
-    let statement = try prepared(Self.bumpVersion, on: raw).statement
+    let sql = TableVersioning.moveVersion
+    let statement = try prepared(sql, on: raw).statement
     defer { sqlite_nio_sqlite3_reset(statement) }
-    try check(bind(.text(table), at: 1, of: statement), Self.bumpVersion)
-    try step(statement, Self.bumpVersion) {}
+    try check(bind(.text(table), at: 1, of: statement), sql)
+    try step(statement, sql) {}
   }
 
   /// Steps `statement` (the text `sql`) to its end, calling `onRow` at each row.
@@ -237,28 +236,14 @@ final class SQLiteHandle: @unchecked Sendable {
   /// Decides whether this connection moves the table versions (`TableVersioning`) itself: after
   /// each statement that changed rows, one `UPDATE` per table it changed, with the connection's
   /// triggers off — the same versions, in the same transaction, without SQLite running a trigger
-  /// program and keeping a statement journal for every row written (~3 µs a row). Only while every
-  /// trigger of the schema is a version trigger and no foreign key changes rows itself (ON DELETE
-  /// or ON UPDATE with an action): those run only as triggers do, and stay on otherwise. Other
+  /// program and keeping a statement journal for every row written (~3 µs a row). Only while the
+  /// schema has no trigger but the versions' and no foreign key that changes rows
+  /// (`TableVersioning.versionsMovableWithoutTriggers`); the triggers stay on otherwise. Other
   /// connections — another process, the `sqlite3` shell — keep their triggers and move the
   /// versions through them.
   func chooseVersionBumping() throws {
     let schemaVersion = try integer("PRAGMA schema_version")
-    let versioned = try integer(
-      "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '\(TableVersioning.table)'")
-    let prefix = TableVersioning.triggerPrefix
-    let otherTriggers = try integer(
-      """
-      SELECT (SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'
-                AND substr(name, 1, \(prefix.utf8.count)) <> '\(prefix)')
-           + (SELECT count(*) FROM sqlite_temp_schema WHERE type = 'trigger')
-      """)
-    let changingForeignKeys = try integer(
-      """
-      SELECT count(*) FROM sqlite_schema AS t JOIN pragma_foreign_key_list(t.name) AS f
-      WHERE t.type = 'table' AND (f.on_update NOT IN ('NO ACTION', 'RESTRICT') OR f.on_delete NOT IN ('NO ACTION', 'RESTRICT'))
-      """)
-    let bumps = versioned == 1 && otherTriggers == 0 && changingForeignKeys == 0
+    let bumps = try integer(TableVersioning.versionsMovableWithoutTriggers) == 1
     try setTriggers(on: !bumps, bumps: bumps, schemaVersion: schemaVersion)
   }
 

@@ -13,14 +13,19 @@ final class StatementTables {
   struct Named {
     /// The tables it reads, sorted.
     var reads: [String]
-    /// The tables it inserts into, updates or deletes from, sorted.
+    /// The tables it inserts into, updates or deletes from.
     var writes: [String]
     /// Whether it makes a trigger (after which the connection's triggers must run again).
     var makesTrigger: Bool
   }
 
-  /// The tables named while a statement is being prepared; nil between preparations.
-  private var preparing: (reads: Set<String>, writes: Set<String>, makesTrigger: Bool)?
+  /// What is named while a statement is being prepared; nil between preparations.
+  private var preparing: Preparing?
+  private struct Preparing {
+    var reads: Set<String> = []
+    var writes: Set<String> = []
+    var makesTrigger = false
+  }
   /// What each cached read being loaded has read so far, the innermost last.
   private var loads: [Set<String>] = []
 
@@ -29,15 +34,14 @@ final class StatementTables {
 
   /// Starts collecting what SQLite names while preparing a statement.
   func startPreparing() {
-    preparing = ([], [], false)
+    preparing = Preparing()
   }
 
   /// What was named since `startPreparing`.
   func endPreparing() -> Named {
-    defer { preparing = nil }
-    return Named(
-      reads: (preparing?.reads ?? []).sorted(), writes: (preparing?.writes ?? []).sorted(),
-      makesTrigger: preparing?.makesTrigger ?? false)
+    let named = preparing ?? Preparing()
+    preparing = nil
+    return Named(reads: named.reads.sorted(), writes: Array(named.writes), makesTrigger: named.makesTrigger)
   }
 
   /// Starts gathering for a cached read that loads.

@@ -56,6 +56,23 @@ enum TableVersioning {
   /// How the names of the triggers that version a table begin; the table's name and the event follow.
   static let triggerPrefix = "intentmesh_version_"
 
+  /// Moves one table's version, as its triggers do (`SQLiteHandle`'s writer, its triggers off).
+  static let moveVersion = "UPDATE \(table) SET version = version + 1 WHERE name = ?1"
+
+  /// 1 when a connection may move the versions itself with its triggers off, else 0: the versions
+  /// table exists, every trigger of the schema is a version trigger (and there is no TEMP one), and
+  /// no foreign key changes rows itself (`ON DELETE`/`ON UPDATE` with an action) — those run only
+  /// as triggers do.
+  static let versionsMovableWithoutTriggers = """
+    SELECT (SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '\(table)') = 1
+      AND (SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'
+             AND substr(name, 1, \(triggerPrefix.utf8.count)) <> '\(triggerPrefix)') = 0
+      AND (SELECT count(*) FROM sqlite_temp_schema WHERE type = 'trigger') = 0
+      AND (SELECT count(*) FROM sqlite_schema AS t JOIN pragma_foreign_key_list(t.name) AS f
+           WHERE t.type = 'table'
+             AND (f.on_update NOT IN ('NO ACTION', 'RESTRICT') OR f.on_delete NOT IN ('NO ACTION', 'RESTRICT'))) = 0
+    """
+
   /// The row and the three triggers that version `name`.
   static func statements(versioning name: String) -> [String] {
     let literal = quoted(name, by: "'")
