@@ -119,7 +119,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
         try confirmed()
         return respond(try await store.read { try await registration.handle(decoded, intentContext, $0) })
       }
-      let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).serializedBytes()
+      let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).encodedBytes()
       return try await store.write { database in
         if let earlier = try await HandledIntentLedger.entry(
           userID: intentContext.userID, identifier: intent.identifier, in: database)
@@ -137,7 +137,7 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
           userID: intentContext.userID, identifier: intent.identifier,
           entry: .init(
             intentClass: intent.intentClass, payload: payloadBytes,
-            response: try InteractionBuilder.storable(response).serializedBytes()),
+            response: try InteractionBuilder.storable(response).encodedBytes()),
           at: intentContext.now.epochMilliseconds, in: database)
         return response
       }

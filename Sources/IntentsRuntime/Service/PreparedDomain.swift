@@ -17,7 +17,9 @@ package struct PreparedDomain: Sendable {
   package let appServices: [any RegistrableRPCService]
 
   /// The gRPC services to register.
-  package var services: [any RegistrableRPCService] { [extensionService, healthService] + appServices }
+  package var services: [any RegistrableRPCService] {
+    [IntentsExtensionRegistration(service: extensionService), healthService] + appServices
+  }
 
   package static func prepare(
     definition: DomainDefinition,
