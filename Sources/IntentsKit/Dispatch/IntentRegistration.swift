@@ -93,8 +93,11 @@ package struct IntentRegistration: Sendable {
       var resolved = intent
       var resolutions: [Intentmesh_V1_ParameterResolution] = []
       var complete = true
+      // One handler for all the parameters of a Resolve, as SiriKit resolves an intent's
+      // parameters with one handler: what it reads once, it keeps for the request.
+      let handler = make()
       for parameter in chosen {
-        let outcome = try await parameter.run(make(), resolved, context)
+        let outcome = try await parameter.run(handler, resolved, context)
         outcome.apply(&resolved)
         complete = complete && outcome.settled
         resolutions.append(

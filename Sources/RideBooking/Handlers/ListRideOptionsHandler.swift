@@ -30,14 +30,17 @@ struct ListRideOptionsHandler: IntentHandler {
 
   let store: any IntentStore
   let area: ServiceArea
+  /// The places pickup and drop-off are resolved among, read once for this handler's request.
+  let placeBook: PlaceBook
 
   init(store: any IntentStore, area: ServiceArea) {
     self.store = store
     self.area = area
+    placeBook = PlaceBook(store: store, area: area)
   }
 
   func places() async throws -> PlaceResolver {
-    PlaceResolver(area: area, places: try await store.read { try await PlaceRepository.places(in: $0) })
+    try await placeBook.resolver()
   }
 
   func resolvePickup(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Placemark> {

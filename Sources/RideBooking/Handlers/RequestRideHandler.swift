@@ -39,10 +39,13 @@ struct RequestRideHandler: IntentHandler {
   let area: ServiceArea
   let offers: RideOfferMatcher
   let identifiers: any IdentifierGenerator
+  /// The places pickup and drop-off are resolved among, read once for this handler's request.
+  let placeBook: PlaceBook
 
   init(
     store: any IntentStore, area: ServiceArea, offers: RideOfferMatcher, identifiers: any IdentifierGenerator
   ) {
+    placeBook = PlaceBook(store: store, area: area)
     self.store = store
     self.area = area
     self.offers = offers
@@ -50,7 +53,7 @@ struct RequestRideHandler: IntentHandler {
   }
 
   func places() async throws -> PlaceResolver {
-    PlaceResolver(area: area, places: try await store.read { try await PlaceRepository.places(in: $0) })
+    try await placeBook.resolver()
   }
 
   func resolvePickup(intent: Intent, context: IntentContext) async throws -> ResolutionResult<Placemark> {
