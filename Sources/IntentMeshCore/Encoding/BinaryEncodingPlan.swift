@@ -35,7 +35,7 @@ struct BinaryEncodingPlanMismatch: Error, CustomStringConvertible {
   let type: any SwiftProtobuf.Message.Type
 
   var description: String {
-    "\(type.protoMessageName) encoded to a different length than it was sized to"
+    "\(type.protoMessageName) traversed differently when written than when sized"
   }
 }
 
