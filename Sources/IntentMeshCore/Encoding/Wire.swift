@@ -1,5 +1,5 @@
 /// Protobuf's wire arithmetic.
-enum Wire {
+package enum Wire {
   enum Format: UInt64 {
     case varint = 0
     case fixed64 = 1
@@ -18,7 +18,8 @@ enum Wire {
     (64 - (value | 1).leadingZeroBitCount + 6) / 7
   }
 
-  static func zigZag(_ value: Int64) -> UInt64 {
+  /// A `sint32`/`sint64` value as its varint: small magnitudes, either sign, in few bytes.
+  package static func zigZag(_ value: Int64) -> UInt64 {
     UInt64(bitPattern: (value << 1) ^ (value >> 63))
   }
 

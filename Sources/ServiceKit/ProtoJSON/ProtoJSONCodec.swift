@@ -4,6 +4,7 @@
   internal import Foundation
 #endif
 package import SwiftProtobuf
+internal import IntentMeshCore
 
 /// proto3 JSON (protobuf's canonical JSON mapping) ↔ protobuf binary for any message a `ProtoSchema`
 /// describes, without the generated types: how the CLI builds payloads of intents it was not built
@@ -164,7 +165,7 @@ package struct ProtoJSONCodec: Sendable {
     case .int64, .sfixed64, .fixed64, .uint64, .int32, .sfixed32, .fixed32, .uint32, .sint32, .sint64:
       let number = try ProtoWire.integer(value, type)
       switch type {
-      case .sint32, .sint64: ProtoWire.varint(UInt64(bitPattern: (number << 1) ^ (number >> 63)), into: &out)
+      case .sint32, .sint64: ProtoWire.varint(Wire.zigZag(number), into: &out)
       case .fixed64, .sfixed64: ProtoWire.fixed64(UInt64(bitPattern: number), into: &out)
       case .fixed32, .sfixed32: ProtoWire.fixed32(UInt32(truncatingIfNeeded: number), into: &out)
       default: ProtoWire.varint(UInt64(bitPattern: number), into: &out)
