@@ -83,7 +83,7 @@ final class GroupCommit: Sendable {
   func close() async throws {
     try? await waitUntilCommittedAreDurable()
     try await thread.shutdownGracefully()
-    log.close()
+    try await log.close()
   }
 }
 

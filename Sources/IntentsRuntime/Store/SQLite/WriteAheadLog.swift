@@ -1,4 +1,5 @@
 internal import IntentsKit
+internal import NIOPosix
 #if canImport(Glibc)
   internal import Glibc
 #elseif canImport(Musl)
@@ -17,10 +18,14 @@ internal import VaporCSQLite
 /// `fdatasync` of the log, through a descriptor of our own, for however many commits were made
 /// since the last. A checkpoint (SQLite's, PASSIVE, on a connection of its own) copies the log
 /// into the database when the log passes `checkpointFrames`; in NORMAL mode SQLite syncs the log
-/// before and the database after, so frames the log later overwrites are already durable.
+/// before and the database after, so frames the log later overwrites are already durable. It runs
+/// on a thread of its own, beside the syncs: two syncs and a copy take milliseconds, and on the
+/// sync thread every commit waiting to be durable would wait for them as well.
 ///
-/// @unchecked Sendable: `descriptor` and `checkpointer` are used only by `sync()` and `close()`,
-/// which `GroupCommit` calls on its one thread, one at a time. `frames` is atomic.
+/// @unchecked Sendable: `descriptor` is used only by `sync()`, which `GroupCommit` calls on its one
+/// thread, one at a time, and by `close()` after the last; `checkpointer` only by the checkpoint
+/// thread, one checkpoint at a time, and by `close()` once that thread has stopped. `frames` and
+/// `checkpointing` are atomic.
 final class WriteAheadLog: @unchecked Sendable {
   /// SQLite's own default for automatic checkpoints (`wal_autocheckpoint`).
   static let checkpointFrames = 1000
@@ -28,16 +33,25 @@ final class WriteAheadLog: @unchecked Sendable {
   private let path: String
   private var descriptor: Int32 = -1
   private var checkpointer: SQLiteHandle?
+  private let checkpointThread = NIOThreadPool(numberOfThreads: 1)
+  /// Whether a checkpoint has been started and has not ended.
+  private let checkpointing = Atomic<Bool>(false)
   /// The log's length in frames after the last commit, as SQLite's WAL hook reports it.
   private let frames = Atomic<Int>(0)
+  /// Checkpoints that failed (each is tried again once the log has grown past `checkpointFrames`
+  /// again; the log keeps every commit durable meanwhile).
+  private let failedCheckpoints = Atomic<Int>(0)
 
   /// The log of the database at `databasePath`. Its checkpoints run on a connection of its own.
   init(databasePath: String) throws {
     path = databasePath + "-wal"
     checkpointer = try SQLiteHandle(path: databasePath)
+    checkpointThread.start()
   }
 
-  deinit { close() }
+  deinit {
+    if descriptor >= 0 { closeDescriptor(descriptor) }
+  }
 
   /// Makes `writer` report the log's length after each of its commits (instead of SQLite running
   /// automatic checkpoints inside the commit, which would wait on the disk there).
@@ -50,18 +64,36 @@ final class WriteAheadLog: @unchecked Sendable {
     }
   }
 
-  /// Makes every commit written to the log so far durable; checkpoints the log when it is long.
+  /// Makes every commit written to the log so far durable; starts a checkpoint when the log is long.
   func sync() throws {
     if descriptor < 0 { try openLog() }
     guard Self.syncData(descriptor) == 0 else { throw WriteAheadLogError(operation: "fdatasync", path: path) }
-    if frames.load(ordering: .relaxed) >= Self.checkpointFrames, let checkpointer {
-      // PASSIVE: copies what no reader still needs, never waits on a lock, never blocks a writer.
-      try checkpointer.run("PRAGMA wal_checkpoint(PASSIVE)", []) { _ in }
-      frames.store(0, ordering: .relaxed)
+    if frames.load(ordering: .relaxed) >= Self.checkpointFrames { startCheckpoint() }
+  }
+
+  /// Copies the log into the database on the checkpoint thread, unless a checkpoint is running.
+  private func startCheckpoint() {
+    guard checkpointing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
+    frames.store(0, ordering: .relaxed)
+    checkpointThread.submit { [self] work in
+      defer { checkpointing.store(false, ordering: .releasing) }
+      guard work == .active, let checkpointer else { return }
+      do {
+        // PASSIVE: copies what no reader still needs, never waits on a lock, never blocks a writer.
+        try checkpointer.run("PRAGMA wal_checkpoint(PASSIVE)", []) { _ in }
+      } catch {
+        failedCheckpoints.add(1, ordering: .relaxed)
+      }
     }
   }
 
-  func close() {
+  /// Checkpoints that failed so far.
+  var checkpointFailures: Int { failedCheckpoints.load(ordering: .relaxed) }
+
+  /// Waits for a running checkpoint, stops the checkpoint thread and closes the log and the
+  /// checkpoint's connection.
+  func close() async throws {
+    try await checkpointThread.shutdownGracefully()
     if descriptor >= 0 { closeDescriptor(descriptor) }
     descriptor = -1
     checkpointer?.close()
