@@ -41,6 +41,42 @@ struct GroupCommitStateTests {
     #expect(state.durable == 3)
   }
 
+  @Test("a read that saw a commit still being made is answered only by a sync begun after the commit ended")
+  func readOfCommitBeingMade() {
+    var state = GroupCommitState<String>()
+    let a = state.commit()
+    _ = state.wait(for: a, "a")
+    // While the sync covering commit 1 runs, commit 2's COMMIT starts, and a read sees it before
+    // the writer is back.
+    let b = state.beginCommit()
+    guard case .wait(startSync: nil) = state.wait(for: state.numbered, "read") else {
+      Issue.record("the read starts a sync")
+      return
+    }
+    let first = state.syncSucceeded()
+    #expect(first.resume == ["a"])
+    #expect(first.startSync == nil, "a sync now could not cover commit 2")
+    #expect(!state.isDurable(b))
+    #expect(state.commitEnded(b, succeeded: true) == 2)
+    let second = state.syncSucceeded()
+    #expect(second.resume == ["read"])
+    #expect(state.durable == 2)
+  }
+
+  @Test("a commit still being made when nothing syncs: its end starts the sync its readers wait for")
+  func commitEndStartsSync() {
+    var state = GroupCommitState<String>()
+    let a = state.beginCommit()
+    guard case .wait(startSync: nil) = state.wait(for: a, "read") else { Issue.record("a sync starts"); return }
+    #expect(state.commitEnded(a, succeeded: false) == 1, "a failed COMMIT keeps its number")
+    #expect(state.syncSucceeded().resume == ["read"])
+    #expect((state.made, state.committed, state.durable) == (0, 1, 1))
+    // Nobody waiting: a commit's end starts nothing.
+    let b = state.beginCommit()
+    #expect(state.commitEnded(b, succeeded: true) == nil)
+    #expect(state.made == 1)
+  }
+
   @Test("many commits share one sync: 100 writers, two syncs")
   func manyCommitsShareASync() {
     var state = GroupCommitState<Int>()

@@ -22,23 +22,29 @@ final class GroupCommit: Sendable {
     thread.start()
   }
 
-  /// Numbers a commit that has just returned from SQLite; call it while still holding the write
-  /// lock, so that numbers follow the log's order.
-  func committed() -> UInt64 {
-    state.withLock { $0.commit() }
+  /// Numbers a commit about to be made; call it while holding the write lock, just before
+  /// `COMMIT`, so that numbers follow the log's order and a read that sees the commit finds its
+  /// number. `commitEnded` must follow, whatever `COMMIT` did.
+  func beginCommit() -> UInt64 {
+    state.withLock { $0.beginCommit() }
   }
 
-  /// Commits made, commits durable, and syncs that made them so.
+  /// Commit `sequence` has returned from SQLite; starts the sync its readers wait for, if they do.
+  func commitEnded(_ sequence: UInt64, succeeded: Bool) {
+    if state.withLock({ $0.commitEnded(sequence, succeeded: succeeded) }) != nil { sync() }
+  }
+
+  /// Commits made, the last number known durable, and syncs that made them so.
   var progress: SQLiteStore.Durability {
     state.withLock {
-      SQLiteStore.Durability(writes: 0, commits: $0.committed, durableCommits: $0.durable, syncs: $0.syncs)
+      SQLiteStore.Durability(writes: 0, commits: $0.made, durableCommits: $0.durable, syncs: $0.syncs)
     }
   }
 
-  /// Returns once every commit made so far (all a read may have seen) is on the disk; one lock when
-  /// they already are.
+  /// Returns once every commit begun so far (all a read may have seen, one perhaps still being
+  /// made) is on the disk; one lock when they already are.
   func waitUntilCommittedAreDurable() async throws {
-    let (last, durable) = state.withLock { ($0.committed, $0.isDurable($0.committed)) }
+    let (last, durable) = state.withLock { ($0.numbered, $0.isDurable($0.numbered)) }
     if !durable { try await waitUntilDurable(last) }
   }
 

@@ -1,10 +1,13 @@
 /// Which commits of a store are durable, and who waits for which: the bookkeeping of group commit.
 ///
-/// A transaction commits to the write-ahead log without waiting on the disk, and is numbered
-/// (`commit()`). One sync of the log at a time makes durable every commit numbered before the sync
-/// began; callers waiting for a later number wait for the next sync, which starts as soon as the
-/// running one ends. So a sync covers every commit made while the previous one ran, and at most two
-/// syncs ever stand between a commit and its answer.
+/// A transaction commits to the write-ahead log without waiting on the disk. It is numbered just
+/// before its `COMMIT` (`beginCommit()`) and marked ended just after (`commitEnded`): another
+/// connection may see the commit as soon as SQLite makes it, so a read that ends meanwhile must
+/// already find its number (`numbered`) to wait for. One sync of the log at a time makes durable
+/// every commit that had ended before the sync began; callers waiting for a later number wait for
+/// the next sync, which starts as soon as the running one ends — or, for a commit still being made,
+/// as soon as it ends. So a sync covers every commit made while the previous one ran, and at most
+/// two syncs ever stand between a commit and its answer.
 ///
 /// `Waiter` is whatever the owner resumes (a continuation in `GroupCommit`, a plain value in tests).
 struct GroupCommitState<Waiter> {
@@ -36,8 +39,12 @@ struct GroupCommitState<Waiter> {
     var startSync: UInt64?
   }
 
-  /// The number of the last commit.
+  /// The number of the last commit begun: every commit a read may have seen has a number up to it.
+  private(set) var numbered: UInt64 = 0
+  /// The number of the last commit ended (at most one, `numbered`, is being made).
   private(set) var committed: UInt64 = 0
+  /// Commits that ended well (a `COMMIT` that failed keeps its number: no read waits for ever).
+  private(set) var made: UInt64 = 0
   /// Every commit up to this number is durable.
   private(set) var durable: UInt64 = 0
   /// How many syncs have ended well: commits per sync is how much group commit saves.
@@ -45,10 +52,29 @@ struct GroupCommitState<Waiter> {
   private var phase = Phase.idle
   private var waiting: [(sequence: UInt64, waiter: Waiter)] = []
 
-  /// Numbers a commit that has just returned from SQLite.
-  mutating func commit() -> UInt64 {
-    committed += 1
+  /// Numbers a commit about to be made (its `COMMIT` not yet run).
+  mutating func beginCommit() -> UInt64 {
+    numbered += 1
+    return numbered
+  }
+
+  /// Commit `sequence`, begun last, has returned from SQLite (having failed, when not `succeeded`,
+  /// with nothing to sync: the sync that covers it is no different). Returns the commits a sync
+  /// is to cover when one is to start now: callers wait for it and none is running.
+  mutating func commitEnded(_ sequence: UInt64, succeeded: Bool) -> UInt64? {
+    committed = sequence
+    if succeeded { made += 1 }
+    guard case .idle = phase, waiting.contains(where: { $0.sequence <= committed }) else { return nil }
+    phase = .syncing(through: committed)
     return committed
+  }
+
+  /// Numbers a commit that has just returned from SQLite: `beginCommit()` and `commitEnded` at
+  /// once, for a commit no read could see before it ended.
+  mutating func commit() -> UInt64 {
+    let sequence = beginCommit()
+    _ = commitEnded(sequence, succeeded: true)
+    return sequence
   }
 
   /// Whether commit `sequence` is durable, with no waiting.
@@ -70,6 +96,8 @@ struct GroupCommitState<Waiter> {
       return .wait(startSync: nil)
     case .idle:
       waiting.append((sequence, waiter))
+      // A commit still being made: a sync now could not cover it; its end starts one.
+      guard sequence <= committed else { return .wait(startSync: nil) }
       phase = .syncing(through: committed)
       return .wait(startSync: committed)
     }
@@ -86,7 +114,8 @@ struct GroupCommitState<Waiter> {
       if entry.sequence <= durable { resume.append(entry.waiter) } else { left.append(entry) }
     }
     waiting = left
-    guard !waiting.isEmpty else {
+    // Only a commit still being made left to wait for: its end starts the next sync.
+    guard waiting.contains(where: { $0.sequence <= committed }) else {
       phase = .idle
       return SyncEnded(resume: resume, startSync: nil)
     }

@@ -203,16 +203,20 @@ package final class SQLiteStore: IntentStore {
   /// Commits the open batch, if any (the writer's lock held).
   private func endOpenBatch() {
     guard let batch = openBatch.withLock({ $0.take() }), batch.isOpen else { return }
+    // Numbered before COMMIT: a reader may see the commit before this thread is back from it.
+    let sequence = groupCommit?.beginCommit()
     do {
       try writer.handle.run("COMMIT", []) { _ in }
     } catch {
       try? writer.handle.run("ROLLBACK", []) { _ in }
+      if let sequence { groupCommit?.commitEnded(sequence, succeeded: false) }
       writer.handle.readCache.clear()
       batch.fail(error)
       return
     }
+    if let sequence { groupCommit?.commitEnded(sequence, succeeded: true) }
     writes.add(UInt64(batch.joined), ordering: .relaxed)
-    batch.commit(sequence: groupCommit?.committed())
+    batch.commit(sequence: sequence)
   }
 
   private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -263,7 +267,8 @@ package final class SQLiteStore: IntentStore {
     var writes: UInt64
     /// SQLite transactions committed: each carries one or more writes.
     var commits: UInt64
-    /// Of those, how many are known to be on the disk.
+    /// The number of the last commit known to be on the disk: commits are numbered from 1, and a
+    /// `COMMIT` that failed keeps its number, so without failures, how many of `commits` are.
     var durableCommits: UInt64
     /// Syncs of the log that made them so.
     var syncs: UInt64
