@@ -2,6 +2,8 @@ import Foundation
 @testable import IntentsRuntime
 import IntentsKitTesting
 import NIOCore
+import Logging
+import SQLKit
 import SQLiteKit
 import SQLiteNIO
 import Testing
@@ -96,6 +98,86 @@ struct SQLiteStatementTests {
     #expect(row.contains(column: "horn"))
     #expect(!row.contains(column: "mane"))
     #expect(throws: SQLiteResultRow.MissingColumn.self) { try row.decode(column: "mane", as: String.self) }
+  }
+
+  @Test("a bound text is its string's bytes exactly: empty (not NULL), short, long, with a zero byte")
+  func boundTexts() throws {
+    try withTemporaryHandle(named: "bound-texts") { handle, _ in
+      // Up to 15 bytes a string keeps its bytes inline, past that in storage of its own.
+      let texts = [
+        "", "a", "Celestra", "fifteen bytes!!", "sixteen bytes!!!", "🦄 rainbow", "a\0b",
+        String(repeating: "🌈", count: 300),
+      ]
+      for text in texts {
+        var read: [SQLiteData] = []
+        try handle.run("SELECT ?1, typeof(?1), length(CAST(?1 AS BLOB))", [.text(text)]) { read = $0.values }
+        #expect(read == [.text(text), .text("text"), .integer(text.utf8.count)], "\(text.debugDescription)")
+      }
+    }
+  }
+
+  @Test("the lanes' dialect says what SQLiteKit's says, with the bind placeholders made once")
+  func laneDialect() {
+    let lane = SQLiteLaneDialect()
+    let sqlite = SQLiteDialect()
+    func text(_ expression: (any SQLExpression)?, _ dialect: any SQLDialect) -> String? {
+      guard let expression else { return nil }
+      var serializer = SQLSerializer(database: DialectOnly(dialect: dialect))
+      expression.serialize(to: &serializer)
+      return serializer.sql
+    }
+    for position in [1, 2, 9, 10, 63, 64, 65, 300] {
+      #expect(text(lane.bindPlaceholder(at: position), lane) == "?\(position)")
+      #expect(text(lane.bindPlaceholder(at: position), lane) == text(sqlite.bindPlaceholder(at: position), sqlite))
+    }
+    #expect(lane.name == sqlite.name)
+    let expressions: [(String, (any SQLDialect) -> (any SQLExpression)?)] = [
+      ("identifierQuote", { $0.identifierQuote }), ("literalStringQuote", { $0.literalStringQuote }),
+      ("autoIncrementClause", { $0.autoIncrementClause }), ("autoIncrementFunction", { $0.autoIncrementFunction }),
+      ("true", { $0.literalBoolean(true) }), ("false", { $0.literalBoolean(false) }),
+      ("literalDefault", { $0.literalDefault }), ("bigint", { $0.customDataType(for: .bigint) }),
+      ("text", { $0.customDataType(for: .text) }),
+      ("constraint", { $0.normalizeSQLConstraint(identifier: SQLIdentifier("horn")) }),
+      ("sharedSelectLock", { $0.sharedSelectLockExpression }),
+      ("exclusiveSelectLock", { $0.exclusiveSelectLockExpression }),
+      ("subpath", { $0.nestedSubpathExpression(in: SQLIdentifier("mane"), for: ["colour", "shade"]) }),
+    ]
+    for (name, expression) in expressions {
+      #expect(text(expression(lane), lane) == text(expression(sqlite), sqlite), "\(name)")
+    }
+    #expect(lane.supportsAutoIncrement == sqlite.supportsAutoIncrement)
+    #expect(lane.supportsIfExists == sqlite.supportsIfExists)
+    #expect(lane.supportsDropBehavior == sqlite.supportsDropBehavior)
+    #expect(lane.supportsReturning == sqlite.supportsReturning)
+    #expect(lane.enumSyntax == sqlite.enumSyntax)
+    #expect(lane.triggerSyntax.create == sqlite.triggerSyntax.create)
+    #expect(lane.triggerSyntax.drop == sqlite.triggerSyntax.drop)
+    #expect(lane.alterTableSyntax.allowsBatch == sqlite.alterTableSyntax.allowsBatch)
+    #expect(
+      text(lane.alterTableSyntax.alterColumnDefinitionClause, lane)
+        == text(sqlite.alterTableSyntax.alterColumnDefinitionClause, sqlite))
+    #expect(
+      text(lane.alterTableSyntax.alterColumnDefinitionTypeKeyword, lane)
+        == text(sqlite.alterTableSyntax.alterColumnDefinitionTypeKeyword, sqlite))
+    #expect(lane.upsertSyntax == sqlite.upsertSyntax)
+    #expect(lane.unionFeatures == sqlite.unionFeatures)
+    // A whole statement, past the placeholders made once.
+    var query = SQLQueryString("INSERT INTO unicorns VALUES (")
+    for value in 0..<70 { query.appendInterpolation(bind: value) }
+    query.appendLiteral(")")
+    #expect(text(query, lane) == text(query, sqlite))
+  }
+
+  /// A database that only serializes, in `dialect`.
+  private struct DialectOnly: SQLDatabase {
+    let dialect: any SQLDialect
+    var logger: Logger { Logger(label: "dialect-only") }
+    var eventLoop: any EventLoop { EmbeddedEventLoop() }
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<
+      Void
+    > {
+      eventLoop.makeSucceededVoidFuture()
+    }
   }
 
   @Test("a statement's text keys its prepared statement by a digest that every byte moves")

@@ -324,9 +324,19 @@ final class SQLiteHandle: @unchecked Sendable {
       sqlite_nio_sqlite3_bind_int64(statement, index, Int64(integer))
     case .float(let double):
       sqlite_nio_sqlite3_bind_double(statement, index, double)
-    case .text(let text):
-      sqlite_nio_sqlite3_bind_text64(
-        statement, index, text, UInt64(text.utf8.count), Self.transient, UInt8(SQLITE_UTF8))
+    case .text(var text):
+      // The string's own bytes (a short one's copied to the stack): passed as a C string, a
+      // string of up to 15 bytes, which has no storage to point at, is first copied to a new
+      // array.
+      text.withUTF8 { utf8 in
+        // An empty string may have no address; a null pointer would bind NULL, not "".
+        guard let bytes = utf8.baseAddress else {
+          return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
+        }
+        return sqlite_nio_sqlite3_bind_text64(
+          statement, index, UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), UInt64(utf8.count),
+          Self.transient, UInt8(SQLITE_UTF8))
+      }
     case .blob(let bytes):
       bytes.withUnsafeReadableBytes {
         sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)

@@ -15,8 +15,10 @@ struct SQLiteLaneDatabase: SQLDatabase {
   /// Bytes reserved for a statement's text: the domains' statements are mostly under 200 bytes,
   /// the longest about 800 (one that long grows once); small enough for malloc's per-thread cache.
   static let statementCapacity = 512
+  /// Values reserved for a statement's binds: the domains' statements mostly bind fewer.
+  static let bindCapacity = 16
 
-  var dialect: any SQLDialect { SQLiteDialect() }
+  var dialect: any SQLDialect { SQLiteLaneDialect() }
   var queryLogLevel: Logger.Level? { nil }
 
   func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) -> EventLoopFuture<
@@ -42,6 +44,9 @@ struct SQLiteLaneDatabase: SQLDatabase {
     // grow it (a new allocation and a copy) several times a statement.
     var serializer = SQLSerializer(database: self)
     serializer.sql.reserveCapacity(Self.statementCapacity)
+    // Room for the values too: appended one by one to an empty array, they grow it (a new
+    // allocation and a copy) several times a statement.
+    serializer.binds.reserveCapacity(Self.bindCapacity)
     query.serialize(to: &serializer)
     let (sql, binds) = (serializer.sql, serializer.binds)
     var encoder: SQLiteDataEncoder?
