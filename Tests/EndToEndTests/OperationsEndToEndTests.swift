@@ -101,6 +101,8 @@ struct OperationsEndToEndTests {
     #expect(after.writes == before.writes + 2)
     #expect(after.commits == before.commits + 2)
     #expect(after.syncs == before.syncs + 2)
+    let body = try MetricsScrape.get(port: port).body
+    #expect(MetricsScrape.value(in: body, "intentmesh_store_checkpoint_failures_total ") == 0)
     #expect(try await messaging.stop() == 0)
   }
 

@@ -34,11 +34,13 @@ final class GroupCommit: Sendable {
     if state.withLock({ $0.commitEnded(sequence, succeeded: succeeded) }) != nil { sync() }
   }
 
-  /// Commits made, the last number known durable, and syncs that made them so.
+  /// Commits made, the last number known durable, syncs that made them so, and checkpoints that failed.
   var progress: SQLiteStore.Durability {
-    state.withLock {
+    var progress = state.withLock {
       SQLiteStore.Durability(writes: 0, commits: $0.made, durableCommits: $0.durable, syncs: $0.syncs)
     }
+    progress.failedCheckpoints = UInt64(log.checkpointFailures)
+    return progress
   }
 
   /// Returns once every commit begun so far (all a read may have seen, one perhaps still being

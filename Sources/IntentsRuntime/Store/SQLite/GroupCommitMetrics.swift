@@ -5,7 +5,8 @@ internal import Synchronization
 
 /// Group commit in a service's metrics: `intentmesh_store_writes_total`,
 /// `intentmesh_store_commits_total` and `intentmesh_store_syncs_total` (writes per commit and
-/// commits per sync are what write batches and group commit save), brought up to date when scraped.
+/// commits per sync are what write batches and group commit save), and
+/// `intentmesh_store_checkpoint_failures_total`; brought up to date when scraped.
 enum GroupCommitMetrics {
   static func export(_ store: SQLiteStore, to metrics: RPCMetrics) {
     let writes = metrics.registry.makeCounter(
@@ -20,16 +21,21 @@ enum GroupCommitMetrics {
       descriptor: MetricNameDescriptor(
         namespace: "intentmesh", subsystem: "store", metricName: "syncs", unitName: "total",
         helpText: "Syncs of the SQLite write-ahead log that made commits durable (group commit: one for many)."))
+    let failedCheckpoints = metrics.registry.makeCounter(
+      descriptor: MetricNameDescriptor(
+        namespace: "intentmesh", subsystem: "store", metricName: "checkpoint_failures", unitName: "total",
+        helpText: "Checkpoints of the write-ahead log into the database that failed (tried again as the log grows)."))
     let reported = Mutex(SQLiteStore.Durability(writes: 0, commits: 0, durableCommits: 0, syncs: 0))
     metrics.updateBeforeRendering {
       guard let now = store.durability else { return }
-      let (newWrites, newCommits, newSyncs) = reported.withLock { last in
+      let last = reported.withLock { last in
         defer { last = now }
-        return (now.writes - last.writes, now.commits - last.commits, now.syncs - last.syncs)
+        return last
       }
-      writes.increment(by: Int64(newWrites))
-      commits.increment(by: Int64(newCommits))
-      syncs.increment(by: Int64(newSyncs))
+      writes.increment(by: Int64(now.writes - last.writes))
+      commits.increment(by: Int64(now.commits - last.commits))
+      syncs.increment(by: Int64(now.syncs - last.syncs))
+      failedCheckpoints.increment(by: Int64(now.failedCheckpoints - last.failedCheckpoints))
     }
   }
 }

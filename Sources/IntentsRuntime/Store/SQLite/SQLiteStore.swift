@@ -272,6 +272,8 @@ package final class SQLiteStore: IntentStore {
     var durableCommits: UInt64
     /// Syncs of the log that made them so.
     var syncs: UInt64
+    /// Checkpoints of the log into the database that failed (each tried again later).
+    var failedCheckpoints: UInt64 = 0
   }
 
   /// How many writes wait for the writer's lock.
