@@ -70,6 +70,47 @@ struct VersionBumpingTests {
     }
   }
 
+  @Test(
+    "in a transaction each table's version moves once, at commit, by the statements that wrote it; its own reads see them moved"
+  )
+  func movedAtCommit() throws {
+    try withTemporaryHandle(named: "bump-at-commit") { handle, path in
+      try Self.versioned(handle, ["notes", "pets"])
+      try handle.chooseVersionBumping()
+      let other = try SQLiteHandle(path: path)
+      defer { other.close() }
+      func view(_ table: String) throws -> Int64 {
+        let versions = try handle.readView().versions
+        return versions.values[try #require(versions.names.positions[table])]
+      }
+
+      try handle.begin("BEGIN IMMEDIATE")
+      try handle.run("INSERT INTO notes (value) VALUES ('a')", []) { _ in }
+      #expect(try view("notes") == 1)
+      try handle.run("INSERT INTO notes (value) VALUES ('b'), ('c')", []) { _ in }
+      try handle.run("UPDATE notes SET value = 'z' WHERE value = 'nothing'", []) { _ in }
+      try handle.run("INSERT INTO pets (value) VALUES ('Glimmer')", []) { _ in }
+      // Not in the versions table yet; as the transaction's own reads see it, moved.
+      #expect(try Self.version(of: "notes", on: handle) == 0)
+      #expect(try view("notes") == 2)
+      #expect(try view("pets") == 1)
+      try handle.commit()
+      #expect(try Self.version(of: "notes", on: other) == 2)
+      #expect(try Self.version(of: "pets", on: other) == 1)
+      #expect(try view("notes") == 2)
+
+      // A transaction rolled back moves nothing, and leaves nothing for the next.
+      try handle.begin("BEGIN IMMEDIATE")
+      try handle.run("INSERT INTO notes (value) VALUES ('d')", []) { _ in }
+      try handle.run("ROLLBACK", []) { _ in }
+      try handle.begin("BEGIN IMMEDIATE")
+      try handle.run("INSERT INTO pets (value) VALUES ('Sparkle')", []) { _ in }
+      try handle.commit()
+      #expect(try Self.version(of: "notes", on: other) == 2)
+      #expect(try Self.version(of: "pets", on: other) == 2)
+    }
+  }
+
   @Test("another connection on the file keeps its triggers: its writes move the versions too")
   func otherConnectionsKeepTriggers() throws {
     try withTemporaryHandle(named: "bump-other-connection") { handle, path in

@@ -11,7 +11,8 @@ internal import VaporCSQLite
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
 /// @unchecked Sendable: `raw`, `statements`, `statementTables`, `dataVersionInTransaction`,
-/// `lastChangedRows` and `versionBumping` are mutated only by `run`, `begin`, `stamp`, `readView`,
+/// `lastChangedRows`, `versionMoves` and `versionBumping` are mutated only by `run`, `begin`,
+/// `commit`, `stamp`, `readView`,
 /// `chooseVersionBumping`, `checkVersionBumping`, `setBusyTimeout`, `close` and the cached reads of
 /// `SQLiteLaneDatabase`, and these are called only while the lane's
 /// `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside a transaction the store
@@ -36,6 +37,9 @@ final class SQLiteHandle: @unchecked Sendable {
   /// The rows the last statement run that writes changed itself (not its triggers', nor the
   /// versions moved for it).
   private var lastChangedRows = 0
+  /// How many statements of the open transaction wrote each table, while this connection moves the
+  /// versions itself: their versions move by as many when it commits (`commit()`).
+  private var versionMoves: [String: Int64] = [:]
   /// Whether this connection moves the table versions itself, its triggers off, and the schema's
   /// version when that was decided; nil until `chooseVersionBumping` is first called.
   private var versionBumping: VersionBumping?
@@ -96,7 +100,12 @@ final class SQLiteHandle: @unchecked Sendable {
     let changed = Int(sqlite_nio_sqlite3_changes64(raw))
     if versionBumping?.bumps == true {
       if changed > 0 {
-        for table in prepared.tables.writes { try moveVersion(of: table, on: raw) }
+        if sqlite_nio_sqlite3_get_autocommit(raw) == 0 {
+          // Moved once per table when the transaction commits (`commit()`), by as many.
+          for table in prepared.tables.writes { versionMoves[table, default: 0] += 1 }
+        } else {
+          for table in prepared.tables.writes { try moveVersion(of: table, by: 1, on: raw) }
+        }
       }
       // A trigger made now runs from the next statement on; whether versions can be moved without
       // triggers is decided again before the next write transaction.
@@ -105,13 +114,24 @@ final class SQLiteHandle: @unchecked Sendable {
     lastChangedRows = changed
   }
 
-  /// Moves `table`'s version by one, as its version triggers would.
-  private func moveVersion(of table: String, on raw: OpaquePointer) throws {
+  /// Moves `table`'s version by `count`, as its version triggers would over `count` statements.
+  private func moveVersion(of table: String, by count: Int64, on raw: OpaquePointer) throws {
     let sql = TableVersioning.moveVersion
     let statement = try prepared(sql, on: raw).statement
     defer { sqlite_nio_sqlite3_reset(statement) }
     try check(bind(.text(table), at: 1, of: statement), sql)
+    try check(bind(.integer(Int(count)), at: 2, of: statement), sql)
     try step(statement, sql) {}
+  }
+
+  /// Commits the open transaction, having first moved the version of every table its statements
+  /// wrote by the number of those statements (one `UPDATE` per table, not one per statement: a
+  /// batch of payments writes the same five tables over and over).
+  func commit() throws {
+    guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    for (table, count) in versionMoves { try moveVersion(of: table, by: count, on: raw) }
+    versionMoves.removeAll(keepingCapacity: true)
+    try run("COMMIT", []) { _ in }
   }
 
   /// Steps `statement` (the text `sql`) to its end, calling `onRow` at each row.
@@ -130,6 +150,8 @@ final class SQLiteHandle: @unchecked Sendable {
   func begin(_ sql: String) throws {
     try run(sql, []) { _ in }
     dataVersionInTransaction = nil
+    // Left by a transaction that was rolled back: its writes are gone.
+    versionMoves.removeAll(keepingCapacity: true)
   }
 
   /// Where the database is now, as this connection sees it inside its transaction: SQLite's data
@@ -158,7 +180,8 @@ final class SQLiteHandle: @unchecked Sendable {
   func readView() throws -> ReadCache.View {
     let stamp = try stamp()
     if let versions = readCache.versions(at: stamp) { return ReadCache.View(stamp: stamp, versions: versions) }
-    let versions = try readVersions(sharingNamesWith: readCache.lastNames)
+    // The transaction's own writes count as moved already, as the triggers would have moved them.
+    let versions = try readVersions(sharingNamesWith: readCache.lastNames).moved(by: versionMoves)
     readCache.remember(versions, at: stamp)
     return ReadCache.View(stamp: stamp, versions: versions)
   }
@@ -233,9 +256,11 @@ final class SQLiteHandle: @unchecked Sendable {
   /// it: its own rows, not its triggers', nor the versions moved for it).
   var changedRows: Int { lastChangedRows }
 
-  /// Decides whether this connection moves the table versions (`TableVersioning`) itself: after
-  /// each statement that changed rows, one `UPDATE` per table it changed, with the connection's
-  /// triggers off — the same versions, in the same transaction, without SQLite running a trigger
+  /// Decides whether this connection moves the table versions (`TableVersioning`) itself: it counts
+  /// the statements that changed rows of each table and, as the transaction commits, moves each
+  /// table's version by its count in one `UPDATE` (outside a transaction, one after each such
+  /// statement), with the connection's triggers off — the same versions, in the same transaction,
+  /// its own reads seeing them moved already (`readView`), without SQLite running a trigger
   /// program and keeping a statement journal for every row written (~3 µs a row). Only while the
   /// schema has no trigger but the versions' and no foreign key that changes rows
   /// (`TableVersioning.versionsMovableWithoutTriggers`); the triggers stay on otherwise. Other

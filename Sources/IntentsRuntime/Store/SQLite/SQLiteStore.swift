@@ -206,7 +206,7 @@ package final class SQLiteStore: IntentStore {
     // Numbered before COMMIT: a reader may see the commit before this thread is back from it.
     let sequence = groupCommit?.beginCommit()
     do {
-      try writer.handle.run("COMMIT", []) { _ in }
+      try writer.handle.commit()
     } catch {
       try? writer.handle.run("ROLLBACK", []) { _ in }
       if let sequence { groupCommit?.commitEnded(sequence, succeeded: false) }
@@ -226,7 +226,7 @@ package final class SQLiteStore: IntentStore {
       try lane.handle.begin("BEGIN DEFERRED")
       do {
         let result = try await body(lane.database)
-        try lane.handle.run("COMMIT", []) { _ in }
+        try lane.handle.commit()
         return result
       } catch {
         try? lane.handle.run("ROLLBACK", []) { _ in }

@@ -3,8 +3,8 @@ internal import SQLKit
 /// A version for each table of a SQLite store, moved by triggers on every row any connection
 /// inserts, updates or deletes — this process's, another's on the same file, or the `sqlite3`
 /// shell's — in the same transaction as the change; the store's own writer, while the schema allows
-/// it, moves them itself after each statement instead, its triggers off
-/// (`SQLiteHandle.chooseVersionBumping`). A cached read is kept with the versions of the tables it
+/// it, moves them itself instead, its triggers off, once per table as the transaction commits
+/// (`SQLiteHandle.chooseVersionBumping`, `SQLiteHandle.commit`). A cached read is kept with the versions of the tables it
 /// read (`ReadCache`), so a write drops only the values read from the tables it changed.
 ///
 /// Installed after the schema's migrations (`SQLiteStore.schemaDidChange`) on every table they
@@ -56,8 +56,9 @@ enum TableVersioning {
   /// How the names of the triggers that version a table begin; the table's name and the event follow.
   static let triggerPrefix = "intentmesh_version_"
 
-  /// Moves one table's version, as its triggers do (`SQLiteHandle`'s writer, its triggers off).
-  static let moveVersion = "UPDATE \(table) SET version = version + 1 WHERE name = ?1"
+  /// Moves one table's version (?1) by ?2, as its triggers do over ?2 statements (`SQLiteHandle`'s
+  /// writer, its triggers off, when a transaction commits).
+  static let moveVersion = "UPDATE \(table) SET version = version + ?2 WHERE name = ?1"
 
   /// 1 when a connection may move the versions itself with its triggers off, else 0: the versions
   /// table exists, every trigger of the schema is a version trigger (and there is no TEMP one), and

@@ -18,4 +18,15 @@ struct TableVersions: Sendable {
   let names: Names
   /// The versions, one for each of `names`.
   let values: [Int64]
+
+  /// These versions with each table of `moves` moved by its count (a table without a version
+  /// stays without).
+  func moved(by moves: [String: Int64]) -> TableVersions {
+    guard !moves.isEmpty else { return self }
+    var values = values
+    for (table, count) in moves {
+      if let position = names.positions[table] { values[position] += count }
+    }
+    return TableVersions(names: names, values: values)
+  }
 }
