@@ -50,7 +50,18 @@ package enum Base64URL {
   /// unused bits are not zero (each byte string has one encoding). Read byte by byte (a confirmation
   /// token is checked on every Handle that needs one).
   package static func decoded(_ text: some StringProtocol) -> Data? {
-    let characters = text.utf8
+    decoded(String(text))
+  }
+
+  /// The bytes `text` encodes (`decoded(_:)` for a string, read from its UTF-8 in place: the
+  /// generic one, called from another module, walks the characters through the protocol's
+  /// witnesses at ~300 instructions a character).
+  package static func decoded(_ text: String) -> Data? {
+    var text = text
+    return text.withUTF8 { decoded(utf8: $0) }
+  }
+
+  private static func decoded(utf8 characters: UnsafeBufferPointer<UInt8>) -> Data? {
     guard characters.count % 4 != 1 else { return nil }
     var bytes: [UInt8] = []
     bytes.reserveCapacity(characters.count * 3 / 4)
