@@ -1,4 +1,5 @@
 import Foundation
+import IntentMeshCore
 import ServiceKit
 import Testing
 
@@ -25,6 +26,23 @@ struct Base64URLTests {
     #expect(Base64URL.encoded(all) == Self.reference(all))
     #expect(Base64URL.encoded(Data([0xfb, 0xff])) == "-_8")
     #expect(Base64URL.encoded(Data()) == "")
+  }
+
+  @Test("the standard alphabet, padded: what Foundation writes, every length from 0 to 100 bytes, and read back")
+  func standardAlphabet() {
+    var generator = SystemRandomNumberGenerator()
+    for length in 0...100 {
+      for _ in 0..<8 {
+        let data = Data((0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let encoded = Base64Text.encoded(data, .standard)
+        #expect(encoded == data.base64EncodedString(), "\(length) bytes")
+        #expect(Data(base64Encoded: encoded) == data, "\(length) bytes")
+      }
+    }
+    let all = Data((0...255).map { UInt8($0) })
+    #expect(Base64Text.encoded(all, .standard) == all.base64EncodedString())
+    #expect(Base64Text.encoded(Data([0xfb, 0xff]), .standard) == "+/8=")
+    #expect(Base64Text.encoded(Data([0xfb]), .standard) == "+w==")
   }
 
   @Test(

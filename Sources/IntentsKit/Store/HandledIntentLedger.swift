@@ -1,3 +1,4 @@
+internal import IntentMeshCore
 internal import IntentMeshProtos
 package import Foundation
 package import SQLKit
@@ -43,8 +44,9 @@ package enum HandledIntentLedger {
     try await database.raw(
       """
       INSERT INTO intentmesh_handled_intents (user_id, intent_identifier, intent_class, payload, response, handled_at)
-      VALUES (\(bind: userID), \(bind: identifier), \(bind: entry.intentClass), \(bind: entry.payload.base64EncodedString()),
-              \(bind: entry.response.base64EncodedString()), \(bind: millisecondsSince1970))
+      VALUES (\(bind: userID), \(bind: identifier), \(bind: entry.intentClass),
+              \(bind: Base64Text.encoded(entry.payload, .standard)), \(bind: Base64Text.encoded(entry.response, .standard)),
+              \(bind: millisecondsSince1970))
       """
     ).run()
   }
