@@ -194,8 +194,30 @@ struct SQLiteStatementTests {
       }
       #expect(StatementText.digest(of: text + "\0") != digest, "a zero byte more")
     }
-    let keys = [StatementText("SELECT 1"), StatementText("SELECT 2"), StatementText("SELECT 1")]
-    #expect(keys[0] == keys[2] && keys[0].hashValue == keys[2].hashValue)
-    #expect(keys[0] != keys[1])
+  }
+
+  @Test("prepared statements are found by their text: many, past growth, and two texts with one digest apart")
+  func preparedStatementsByText() {
+    var statements = PreparedStatements<Int>()
+    let texts = (0..<300).map { "SELECT name FROM unicorns WHERE id = ?1 -- \($0)" } + ["COMMIT", "", "ROLLBACK"]
+    for (number, text) in texts.enumerated() {
+      #expect(statements.find(text, digest: StatementText.digest(of: text)) == nil)
+      statements.insert(number, for: text, digest: StatementText.digest(of: text))
+    }
+    #expect(statements.count == texts.count)
+    for (number, text) in texts.enumerated() {
+      #expect(statements.find(text, digest: StatementText.digest(of: text)) == number, "\(text)")
+      #expect(statements.find(text + " ", digest: StatementText.digest(of: text)) == nil)
+    }
+    // A collision: the same digest for other texts, each found as itself.
+    statements.insert(-1, for: "SELECT 1", digest: 42)
+    statements.insert(-2, for: "SELECT 2", digest: 42)
+    #expect(statements.find("SELECT 1", digest: 42) == -1)
+    #expect(statements.find("SELECT 2", digest: 42) == -2)
+    #expect(statements.find("SELECT 3", digest: 42) == nil)
+    #expect(statements.all.sorted() == [-2, -1] + Array(0..<texts.count))
+    statements.removeAll()
+    #expect(statements.count == 0 && statements.all.isEmpty)
+    #expect(statements.find("COMMIT", digest: StatementText.digest(of: "COMMIT")) == nil)
   }
 }

@@ -23,7 +23,7 @@ internal import VaporCSQLite
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
-  private var statements: [StatementText: PreparedStatement] = [:]
+  private var statements = PreparedStatements<PreparedStatement>()
   private static let maxStatements = 512
   /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
   private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -320,17 +320,17 @@ final class SQLiteHandle: @unchecked Sendable {
 
   /// Closes the connection; its statements are finalized first.
   func close() {
-    for prepared in statements.values { prepared.finalize() }
+    for prepared in statements.all { prepared.finalize() }
     statements.removeAll()
     if let raw { sqlite_nio_sqlite3_close(raw) }
     raw = nil
   }
 
   private func prepared(_ sql: String, on raw: OpaquePointer) throws -> PreparedStatement {
-    let key = StatementText(sql)
-    if let prepared = statements[key] { return prepared }
+    let digest = StatementText.digest(of: sql)
+    if let prepared = statements.find(sql, digest: digest) { return prepared }
     if statements.count >= Self.maxStatements {
-      for prepared in statements.values { prepared.finalize() }
+      for prepared in statements.all { prepared.finalize() }
       statements.removeAll()
     }
     var statement: OpaquePointer?
@@ -339,7 +339,7 @@ final class SQLiteHandle: @unchecked Sendable {
     let tables = statementTables.endPreparing()
     guard status == SQLITE_OK, let statement else { throw error(status, sql) }
     let prepared = PreparedStatement(statement: statement, tables: tables)
-    statements[key] = prepared
+    statements.insert(prepared, for: sql, digest: digest)
     return prepared
   }
 

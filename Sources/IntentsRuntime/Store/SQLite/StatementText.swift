@@ -1,24 +1,9 @@
-/// A statement's SQL text as the key of a connection's prepared statements (`SQLiteHandle`),
-/// hashed by a digest of its bytes taken eight at a time. SQLKit builds the text anew for every
-/// run, so each run looks it up: the standard `String` hash (SipHash over a few hundred bytes)
-/// cost ~1,250 instructions a lookup, ~24 lookups a payment. The text is the application's own —
+/// A statement's SQL text reduced to the key of a connection's prepared statements
+/// (`PreparedStatements`): a digest of its bytes taken eight at a time. SQLKit builds the text anew
+/// for every run, so each run looks it up (~30 a payment). The text is the application's own —
 /// values are bound apart from it — so the digest need not withstand chosen collisions; two texts
 /// with one digest are still told apart by comparing them.
-struct StatementText: Hashable {
-  let sql: String
-
-  init(_ sql: String) {
-    self.sql = sql
-  }
-
-  func hash(into hasher: inout Hasher) {
-    hasher.combine(Self.digest(of: sql))
-  }
-
-  static func == (lhs: StatementText, rhs: StatementText) -> Bool {
-    lhs.sql == rhs.sql
-  }
-
+enum StatementText {
   /// A 64-bit digest of `sql`'s UTF-8 bytes: each 8-byte word (the tail padded with zeros) mixed
   /// in by a multiply and a shift.
   static func digest(of sql: String) -> UInt64 {
