@@ -120,3 +120,12 @@ struct GroupCommitStateTests {
     #expect(state.durable == 0)
   }
 }
+
+extension GroupCommitState {
+  /// A commit begun and ended at once, as one that no read saw while it was being made.
+  fileprivate mutating func commit() -> UInt64 {
+    let sequence = beginCommit()
+    _ = commitEnded(sequence, succeeded: true)
+    return sequence
+  }
+}

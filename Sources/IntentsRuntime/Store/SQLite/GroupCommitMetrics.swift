@@ -27,11 +27,14 @@ enum GroupCommitMetrics {
         helpText: "Checkpoints of the write-ahead log into the database that failed (tried again as the log grows)."))
     let reported = Mutex(SQLiteStore.Durability(writes: 0, commits: 0, durableCommits: 0, syncs: 0))
     metrics.updateBeforeRendering {
-      guard let now = store.durability else { return }
-      let last = reported.withLock { last in
+      // Read under the lock: two scrapes at once each take a reading no older than the last one
+      // reported (every count only grows).
+      let reading = reported.withLock { last -> (last: SQLiteStore.Durability, now: SQLiteStore.Durability)? in
+        guard let now = store.durability else { return nil }
         defer { last = now }
-        return last
+        return (last, now)
       }
+      guard let (last, now) = reading else { return }
       writes.increment(by: Int64(now.writes - last.writes))
       commits.increment(by: Int64(now.commits - last.commits))
       syncs.increment(by: Int64(now.syncs - last.syncs))

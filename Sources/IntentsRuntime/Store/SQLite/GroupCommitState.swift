@@ -69,14 +69,6 @@ struct GroupCommitState<Waiter> {
     return committed
   }
 
-  /// Numbers a commit that has just returned from SQLite: `beginCommit()` and `commitEnded` at
-  /// once, for a commit no read could see before it ended.
-  mutating func commit() -> UInt64 {
-    let sequence = beginCommit()
-    _ = commitEnded(sequence, succeeded: true)
-    return sequence
-  }
-
   /// Whether commit `sequence` is durable, with no waiting.
   func isDurable(_ sequence: UInt64) -> Bool {
     if case .failed = phase { return false }

@@ -79,6 +79,16 @@ final class SQLiteHandle: @unchecked Sendable {
   /// Runs `sql` with `binds`, handing each row to `onRow` as it is stepped.
   func run(_ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteResultRow) -> Void) throws {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    // Outside a transaction the versions of the tables the statement wrote move right after it,
+    // once it has been reset: preparing the move may drop every kept statement, this one too.
+    for table in try runStatement(sql, binds, onRow, on: raw) { try moveVersion(of: table, by: 1, on: raw) }
+  }
+
+  /// `run`'s statement; returns the tables whose versions are to move now (written outside a
+  /// transaction while this connection moves them itself).
+  private func runStatement(
+    _ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteResultRow) -> Void, on raw: OpaquePointer
+  ) throws -> [String] {
     let prepared = try prepared(sql, on: raw)
     let statement = prepared.statement
     statementTables.read(prepared.tables.reads)
@@ -96,15 +106,16 @@ final class SQLiteHandle: @unchecked Sendable {
       columns = names
       onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
     }
-    guard sqlite_nio_sqlite3_stmt_readonly(statement) == 0 else { return }
+    guard sqlite_nio_sqlite3_stmt_readonly(statement) == 0 else { return [] }
     let changed = Int(sqlite_nio_sqlite3_changes64(raw))
+    var moveNow: [String] = []
     if versionBumping?.bumps == true {
       if changed > 0 {
         if sqlite_nio_sqlite3_get_autocommit(raw) == 0 {
           // Moved once per table when the transaction commits (`commit()`), by as many.
           for table in prepared.tables.writes { versionMoves[table, default: 0] += 1 }
         } else {
-          for table in prepared.tables.writes { try moveVersion(of: table, by: 1, on: raw) }
+          moveNow = prepared.tables.writes
         }
       }
       // A trigger made now runs from the next statement on; whether versions can be moved without
@@ -112,9 +123,12 @@ final class SQLiteHandle: @unchecked Sendable {
       if prepared.tables.makesTrigger { try setTriggers(on: true, bumps: false, schemaVersion: -1) }
     }
     lastChangedRows = changed
+    return moveNow
   }
 
-  /// Moves `table`'s version by `count`, as its version triggers would over `count` statements.
+  /// Moves `table`'s version by `count`: the statements that wrote it (its triggers, when on, move
+  /// it once per row; any move is what tells a kept value it is stale). A write undone by `ROLLBACK
+  /// TO` still counts: a version moved too far only has kept values read again.
   private func moveVersion(of table: String, by count: Int64, on raw: OpaquePointer) throws {
     let sql = TableVersioning.moveVersion
     let statement = try prepared(sql, on: raw).statement
@@ -350,9 +364,8 @@ final class SQLiteHandle: @unchecked Sendable {
     case .float(let double):
       sqlite_nio_sqlite3_bind_double(statement, index, double)
     case .text(var text):
-      // The string's own bytes (a short one's copied to the stack): passed as a C string, a
-      // string of up to 15 bytes, which has no storage to point at, is first copied to a new
-      // array.
+      // Bound from the string's own bytes (a string of up to 15 bytes, kept inline, lends a copy
+      // on the stack); passing the string as a C string copied such a short one to a new array.
       text.withUTF8 { utf8 in
         // An empty string may have no address; a null pointer would bind NULL, not "".
         guard let bytes = utf8.baseAddress else {

@@ -214,8 +214,8 @@ package final class SQLiteStore: IntentStore {
       batch.fail(error)
       return
     }
-    if let sequence { groupCommit?.commitEnded(sequence, succeeded: true) }
     writes.add(UInt64(batch.joined), ordering: .relaxed)
+    if let sequence { groupCommit?.commitEnded(sequence, succeeded: true) }
     batch.commit(sequence: sequence)
   }
 

@@ -56,8 +56,8 @@ enum TableVersioning {
   /// How the names of the triggers that version a table begin; the table's name and the event follow.
   static let triggerPrefix = "intentmesh_version_"
 
-  /// Moves one table's version (?1) by ?2, as its triggers do over ?2 statements (`SQLiteHandle`'s
-  /// writer, its triggers off, when a transaction commits).
+  /// Moves one table's version (?1) by ?2, the statements that wrote it (`SQLiteHandle`'s writer,
+  /// its triggers off, as a transaction commits; the triggers move it once per row).
   static let moveVersion = "UPDATE \(table) SET version = version + ?2 WHERE name = ?1"
 
   /// 1 when a connection may move the versions itself with its triggers off, else 0: the versions

@@ -17,8 +17,8 @@ internal import VaporCSQLite
 /// does not wait for the disk. `sync()` does that wait for every commit written so far — one
 /// `fdatasync` of the log, through a descriptor of our own, for however many commits were made
 /// since the last. A checkpoint (SQLite's, PASSIVE, on a connection of its own) copies the log
-/// into the database when the log passes `checkpointFrames`; in NORMAL mode SQLite syncs the log
-/// before and the database after, so frames the log later overwrites are already durable. It runs
+/// into the database when the log passes `checkpointFrames`; SQLite syncs the log before it copies
+/// and the database after, so frames the log later overwrites are already durable. It runs
 /// on a thread of its own, beside the syncs: two syncs and a copy take milliseconds, and on the
 /// sync thread every commit waiting to be durable would wait for them as well.
 ///
