@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  internal import Glibc
-#elseif canImport(Musl)
-  internal import Musl
-#elseif canImport(Darwin)
-  internal import Darwin
-#endif
-
 /// A connection's prepared statements by their SQL text (`SQLiteHandle`): open addressing on the
 /// text's digest (`StatementText.digest`), the text itself compared on a hit, so two texts with one
 /// digest are still told apart. A `Dictionary` keyed by the text hashed the digest again (SipHash)
@@ -60,14 +52,8 @@ struct PreparedStatements<Statement> {
     slots[index] = slot
   }
 
-  /// Whether two texts have the same bytes: compared in place when both are contiguous (a text
-  /// SQLKit built is).
+  /// Whether two texts have the same bytes: compared in place (`TextBytes`).
   private static func same(_ kept: String, _ sql: String) -> Bool {
-    let compared = kept.utf8.withContiguousStorageIfAvailable { kept in
-      sql.utf8.withContiguousStorageIfAvailable { sql in
-        kept.count == sql.count && (kept.isEmpty || memcmp(kept.baseAddress!, sql.baseAddress!, kept.count) == 0)
-      }
-    }
-    return (compared ?? nil) ?? (kept == sql)
+    sql.utf8.withContiguousStorageIfAvailable { TextBytes.equal(kept, UnsafeRawBufferPointer($0)) } ?? (kept == sql)
   }
 }

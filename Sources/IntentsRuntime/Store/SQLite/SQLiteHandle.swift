@@ -219,7 +219,7 @@ final class SQLiteHandle: @unchecked Sendable {
         let bytes = UnsafeRawBufferPointer(start: sqlite_nio_sqlite3_column_text(statement, 0), count: length)
         let position = values.count
         values.append(version)
-        if names == nil, let earlier, position < earlier.names.count, Self.equal(earlier.names[position], bytes) {
+        if names == nil, let earlier, position < earlier.names.count, TextBytes.equal(earlier.names[position], bytes) {
           return
         }
         if names == nil { names = Array((earlier?.names ?? [TableVersioning.schema]).prefix(position)) }
@@ -233,28 +233,6 @@ final class SQLiteHandle: @unchecked Sendable {
     }
     let read = names ?? Array((earlier?.names ?? [TableVersioning.schema]).prefix(values.count))
     return TableVersions(names: TableVersions.Names(read), values: values)
-  }
-
-  /// Whether `name`'s UTF-8 is `bytes`.
-  private static func equal(_ name: String, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    var name = name
-    return name.withUTF8 { utf8 in
-      guard utf8.count == bytes.count else { return false }
-      // Eight bytes at a time, then the rest: the writer compares every table's name after each
-      // of its writes.
-      let name = UnsafeRawBufferPointer(utf8)
-      var offset = 0
-      while offset + 8 <= name.count {
-        let word = name.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-        guard word == bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
-        offset += 8
-      }
-      while offset < name.count {
-        guard name[offset] == bytes[offset] else { return false }
-        offset += 1
-      }
-      return true
-    }
   }
 
   /// Runs `sql`, which has no parameters, handing the statement to `onRow` at each row to read its

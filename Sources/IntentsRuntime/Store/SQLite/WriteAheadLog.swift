@@ -46,7 +46,6 @@ final class WriteAheadLog: @unchecked Sendable {
   init(databasePath: String) throws {
     path = databasePath + "-wal"
     checkpointer = try SQLiteHandle(path: databasePath)
-    checkpointThread.start()
   }
 
   deinit {
@@ -75,6 +74,9 @@ final class WriteAheadLog: @unchecked Sendable {
   private func startCheckpoint() {
     guard checkpointing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else { return }
     frames.store(0, ordering: .relaxed)
+    // Started with the first checkpoint, not with the store: a thread less in an idle service.
+    // `start()` again does nothing; no sync (and so no start) follows `close()`.
+    checkpointThread.start()
     checkpointThread.submit { [self] work in
       defer { checkpointing.store(false, ordering: .releasing) }
       guard work == .active, let checkpointer else { return }
