@@ -283,7 +283,7 @@ final class SQLiteHandle: @unchecked Sendable {
   }
 
   /// The first column of the one row `sql` (without parameters) answers.
-  private func integer(_ sql: String) throws -> Int64 {
+  func integer(_ sql: String) throws -> Int64 {
     var value: Int64?
     try stepRows(sql) { value = value ?? sqlite_nio_sqlite3_column_int64($0, 0) }
     guard let value else { throw SQLiteStatementError(code: SQLITE_ERROR, message: "no row: \(sql)") }

@@ -89,6 +89,7 @@ package final class SQLiteStore: IntentStore {
             ]))
         }
         let log = try WriteAheadLog(databasePath: path)
+        try log.prefill(writer: writer.handle)
         log.observeCommits(of: writer.handle)
         groupCommit = GroupCommit(log: log)
       }
