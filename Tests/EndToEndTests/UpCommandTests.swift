@@ -123,13 +123,14 @@ struct UpCommandTests {
           .with { $0.intent = .with { $0.intentClass = intentClass } }, metadata: metadata)
       }
       _ = try await resolve("INSearchForMessagesIntent")
-      let killed = try #require(ProcessTable.pid(ofCommandContaining: ["messaging-service", data.path]))
+      let killed = try #require(await ProcessTable.waitForPid(ofCommandContaining: ["messaging-service", data.path]))
       kill(killed, SIGKILL)
       try await run.waitFor("messaging-service was killed by signal 9 (SIGKILL)")
       // Meanwhile the other domains answer as before.
       #expect(try await resolve("INSearchForAccountsIntent").resolvedIntent.intentClass == "INSearchForAccountsIntent")
       try await run.waitFor("messaging-service is back on \(messagingAddress)")
-      let restarted = try #require(ProcessTable.pid(ofCommandContaining: ["messaging-service", data.path]))
+      let restarted = try #require(
+        await ProcessTable.waitForPid(ofCommandContaining: ["messaging-service", data.path], other: killed))
       #expect(restarted != killed)
       // Through the same gateway, without restarting it: the gateway reconnects on its own.
       var answered: Intentmesh_V1_ResolveResponse?
@@ -163,6 +164,18 @@ enum ProcessTable {
       else { continue }
       let command = String(decoding: raw, as: UTF8.self).replacingOccurrences(of: "\u{0}", with: " ")
       if parts.allSatisfy({ command.contains($0) }) { return pid }
+    }
+    return nil
+  }
+
+  /// The pid of a process whose command line contains every one of `parts` and which is not
+  /// `other`, looked for again every 50 ms for up to 10 s: one scan of /proc can miss a process
+  /// (a listing that fails while other processes come and go reads as empty).
+  static func waitForPid(ofCommandContaining parts: [String], other: pid_t? = nil) async -> pid_t? {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while ContinuousClock.now < deadline {
+      if let found = pid(ofCommandContaining: parts), found != other { return found }
+      try? await Task.sleep(for: .milliseconds(50))
     }
     return nil
   }
