@@ -296,6 +296,16 @@ final class SQLiteHandle: @unchecked Sendable {
     return sqlite_nio_sqlite3_get_autocommit(raw) == 0
   }
 
+  /// The write-ahead log's file as SQLite names it: next to the database file a symbolic link
+  /// leads to, not to the link. Nil for an in-memory database or a closed connection.
+  var logPath: String? {
+    guard let raw, let database = sqlite_nio_sqlite3_db_filename(raw, "main"),
+      let log = sqlite_nio_sqlite3_filename_wal(database)
+    else { return nil }
+    let path = String(cString: log)
+    return path.isEmpty ? nil : path
+  }
+
   /// How long a statement waits for another connection's lock before failing `SQLITE_BUSY`.
   func setBusyTimeout(milliseconds: Int32) {
     if let raw { sqlite_nio_sqlite3_busy_timeout(raw, milliseconds) }

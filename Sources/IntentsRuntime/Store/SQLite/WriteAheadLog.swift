@@ -42,9 +42,11 @@ final class WriteAheadLog: @unchecked Sendable {
   /// again; the log keeps every commit durable meanwhile).
   private let failedCheckpoints = Atomic<Int>(0)
 
-  /// The log of the database at `databasePath`. Its checkpoints run on a connection of its own.
-  init(databasePath: String) throws {
-    path = databasePath + "-wal"
+  /// The log of the database at `databasePath`, the file `logPath` (`SQLiteHandle.logPath`: where
+  /// SQLite keeps it, next to the file a symbolic link leads to). Its checkpoints run on a
+  /// connection of its own.
+  init(databasePath: String, logPath: String) throws {
+    path = logPath
     checkpointer = try SQLiteHandle(path: databasePath)
   }
 
@@ -67,18 +69,33 @@ final class WriteAheadLog: @unchecked Sendable {
   /// when its last connection closes, so this runs at each open.
   ///
   /// Run with the writer's lock held (`BEGIN IMMEDIATE` on `writer`), so no connection of any
-  /// process appends to the log meanwhile; skipped when another process holds that lock. The
-  /// zeros go after the file's end only, never over a frame. If the disk cannot take them, the
-  /// log is cut back to its length before and the store runs as it would without them.
+  /// process appends to the log, checkpoints it back to its start or truncates it meanwhile;
+  /// skipped when another process holds that lock. The zeros go after the file's end only, never
+  /// over a frame. If the disk cannot take them, the log is cut back to its length before and the
+  /// store runs as it would without them; a failed sync throws (it may have been the report of an
+  /// earlier process's unsynced frames, which a later sync would not repeat), as does any other
+  /// failure to take the lock: the store would not write either. Linux only: on a file system
+  /// that copies on write, blocks written ahead are not the blocks a commit writes.
   func prefill(writer: SQLiteHandle) throws {
-    do {
-      try writer.begin("BEGIN IMMEDIATE")
-    } catch let error as SQLiteStatementError where error.isBusy {
-      return
-    }
-    defer { try? writer.run("ROLLBACK", []) { _ in } }
-    let frameBytes = 24 + Int(try writer.integer("PRAGMA page_size"))
-    let length = 32 + Self.prefilledFrames * frameBytes
+    #if os(Linux)
+      do {
+        try writer.begin("BEGIN IMMEDIATE")
+      } catch let error as SQLiteStatementError where error.isBusy {
+        return
+      }
+      do {
+        try writeZeros(length: 32 + Self.prefilledFrames * (24 + Int(try writer.integer("PRAGMA page_size"))))
+      } catch {
+        try? writer.run("ROLLBACK", []) { _ in }
+        throw error
+      }
+      // A writer left holding the lock would keep every other writer out: a failure fails the open.
+      try writer.run("ROLLBACK", []) { _ in }
+    #endif
+  }
+
+  /// Zeros from the log's end to `length` bytes, synced.
+  private func writeZeros(length: Int) throws {
     // SQLite made the log when the transaction began.
     let log = open(path, O_RDWR | O_CLOEXEC)
     guard log >= 0 else { throw WriteAheadLogError(operation: "open", path: path) }
@@ -99,8 +116,9 @@ final class WriteAheadLog: @unchecked Sendable {
       offset += written
     }
     guard Self.syncData(log) == 0 else {
+      let failure = WriteAheadLogError(operation: "fdatasync", path: path)
       _ = ftruncate(log, off_t(before))
-      return
+      throw failure
     }
   }
 
