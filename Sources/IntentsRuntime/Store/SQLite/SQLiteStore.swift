@@ -88,7 +88,7 @@ package final class SQLiteStore: IntentStore {
               "PRAGMA foreign_keys=ON", "PRAGMA busy_timeout=\(busyTimeoutMilliseconds)", "PRAGMA query_only=ON",
             ]))
         }
-        let log = try WriteAheadLog(databasePath: path, logPath: writer.handle.logPath ?? path + "-wal")
+        let log = try WriteAheadLog(databasePath: path, writer: writer.handle)
         // Megabytes written and synced: on the store's thread, not the caller's.
         let writerHandle = writer.handle
         try await threadPool.runIfActive(eventLoop: eventLoop) { try log.prefill(writer: writerHandle) }.get()

@@ -24,8 +24,9 @@ internal import VaporCSQLite
 ///
 /// @unchecked Sendable: `descriptor` is used only by `sync()`, which `GroupCommit` calls on its one
 /// thread, one at a time, and by `close()` after the last; `checkpointer` only by the checkpoint
-/// thread, one checkpoint at a time, and by `close()` once that thread has stopped. `frames` and
-/// `checkpointing` are atomic.
+/// thread, one checkpoint at a time, and by `close()` once that thread has stopped. `prefill`
+/// opens a descriptor of its own, once, before the store hands the log to `GroupCommit`. `frames`
+/// and `checkpointing` are atomic.
 final class WriteAheadLog: @unchecked Sendable {
   /// SQLite's own default for automatic checkpoints (`wal_autocheckpoint`).
   static let checkpointFrames = 1000
@@ -42,10 +43,13 @@ final class WriteAheadLog: @unchecked Sendable {
   /// again; the log keeps every commit durable meanwhile).
   private let failedCheckpoints = Atomic<Int>(0)
 
-  /// The log of the database at `databasePath`, the file `logPath` (`SQLiteHandle.logPath`: where
-  /// SQLite keeps it, next to the file a symbolic link leads to). Its checkpoints run on a
+  /// The log `writer` writes to (`SQLiteHandle.logPath`: where SQLite keeps it, next to the file a
+  /// symbolic link leads to) for the database at `databasePath`. Its checkpoints run on a
   /// connection of its own.
-  init(databasePath: String, logPath: String) throws {
+  init(databasePath: String, writer: SQLiteHandle) throws {
+    guard let logPath = writer.logPath else {
+      throw SQLiteStatementError(code: SQLITE_MISUSE, message: "\(databasePath) has no write-ahead log file")
+    }
     path = logPath
     checkpointer = try SQLiteHandle(path: databasePath)
   }
