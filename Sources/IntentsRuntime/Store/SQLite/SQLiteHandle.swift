@@ -11,14 +11,14 @@ internal import VaporCSQLite
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
 /// @unchecked Sendable: `raw`, `statements`, `statementTables`, `dataVersionInTransaction`,
-/// `lastChangedRows`, `versionMoves` and `versionBumping` are mutated only by `run`, `begin`,
-/// `commit`, `stamp`, `readView`,
-/// `chooseVersionBumping`, `checkVersionBumping`, `setBusyTimeout`, `close` and the cached reads of
-/// `SQLiteLaneDatabase`, and these are called only while the lane's
-/// `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside a transaction the store
-/// runs (or, for a `BEGIN IMMEDIATE` that waits for another process, on the store's thread while the
-/// writing task holds that lock and waits), so no two threads touch them at once and the lock orders
-/// each access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread
+/// `snapshot`, `defersSnapshots`, `walIndex`, `deferredSnapshotsTaken`, `lastChangedRows`,
+/// `versionMoves` and `versionBumping` are mutated only by `run`, `begin`, `beginRead`, `endRead`,
+/// `abandonRead`, `commit`, `stamp`, `readView`, `chooseVersionBumping`, `checkVersionBumping`,
+/// `setBusyTimeout`, `close` and the cached reads of `SQLiteLaneDatabase`, and these are called
+/// only while the lane's `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside
+/// a transaction the store runs (or, for a `BEGIN IMMEDIATE` that waits for another process, on the
+/// store's thread while the writing task holds that lock and waits), so no two threads touch them
+/// at once and the lock orders each access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread
 /// only. The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
@@ -34,6 +34,13 @@ final class SQLiteHandle: @unchecked Sendable {
   let statementTables = StatementTables()
   /// The data version the transaction begun last read, once it has read it.
   private var dataVersionInTransaction: Int64?
+  /// When the read transaction takes SQLite's snapshot (`beginRead`).
+  private var snapshot = DeferredSnapshot()
+  /// Whether the last read transaction begun was asked to defer its snapshot (a reader's).
+  private var defersSnapshots = false
+  /// The database's WAL index as SQLite maps it for this connection, found once a deferring read
+  /// transaction has taken a snapshot; until then, read transactions take theirs at once.
+  private var walIndex: WALIndex?
   /// The rows the last statement run that writes changed itself (not its triggers', nor the
   /// versions moved for it).
   private var lastChangedRows = 0
@@ -79,6 +86,7 @@ final class SQLiteHandle: @unchecked Sendable {
   /// Runs `sql` with `binds`, handing each row to `onRow` as it is stepped.
   func run(_ sql: String, _ binds: [SQLiteData], _ onRow: (SQLiteResultRow) -> Void) throws {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    try takeSnapshotIfDeferred()
     // Outside a transaction the versions of the tables the statement wrote move right after it,
     // once it has been reset: preparing the move may drop every kept statement, this one too.
     for table in try runStatement(sql, binds, onRow, on: raw) { try moveVersion(of: table, by: 1, on: raw) }
@@ -162,10 +170,59 @@ final class SQLiteHandle: @unchecked Sendable {
 
   /// Begins a transaction with `sql` ("BEGIN DEFERRED", "BEGIN IMMEDIATE").
   func begin(_ sql: String) throws {
-    try run(sql, []) { _ in }
+    guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    _ = try runStatement(sql, [], { _ in }, on: raw)
     dataVersionInTransaction = nil
     // Left by a transaction that was rolled back: its writes are gone.
     versionMoves.removeAll(keepingCapacity: true)
+  }
+
+  /// Begins a read transaction. With `deferringSnapshot` (a reader connection on a file), SQLite's
+  /// transaction — its snapshot, and the WAL's read locks — waits for the first statement that must
+  /// run (`DeferredSnapshot`); a cached read before then is answered from the WAL index alone. If a
+  /// commit came in between, `snapshotMoved` turns true, every statement of the transaction fails,
+  /// and its body is to run again without deferring.
+  func beginRead(deferringSnapshot: Bool) throws {
+    defersSnapshots = deferringSnapshot
+    guard snapshot.start(deferring: deferringSnapshot && walIndex != nil) else { return }
+    do {
+      try begin("BEGIN DEFERRED")
+    } catch {
+      snapshot.end()
+      throw error
+    }
+  }
+
+  /// Deferred snapshots taken so far: read transactions that had to run a statement (for tests).
+  private(set) var deferredSnapshotsTaken = 0
+
+  /// Whether the read transaction's snapshot was taken at another state than the one its cached
+  /// reads were answered at (`beginRead`).
+  var snapshotMoved: Bool { snapshot.isMoved }
+
+  /// Ends the read transaction: `COMMIT`, if SQLite's began.
+  func endRead() throws {
+    defer { snapshot.end() }
+    if snapshot.isBegun { try commit() }
+  }
+
+  /// Ends the read transaction after an error (or a moved snapshot): `ROLLBACK`, if SQLite's is open.
+  func abandonRead() {
+    snapshot.end()
+    if inTransaction { try? run("ROLLBACK", []) { _ in } }
+  }
+
+  /// Before a statement of a read transaction whose snapshot is deferred: takes it, the WAL index
+  /// header read just before; if cached reads were answered already, checks that its stamp is the
+  /// one they were answered at.
+  private func takeSnapshotIfDeferred() throws {
+    if snapshot.isMoved { throw SnapshotMovedError() }
+    guard snapshot.awaitsSnapshot else { return }
+    let header = walIndex?.header()
+    try begin("BEGIN DEFERRED")
+    deferredSnapshotsTaken += 1
+    guard snapshot.began(headerBefore: header) else { return }
+    _ = try stamp()
   }
 
   /// Where the database is now, as this connection sees it inside its transaction: SQLite's data
@@ -174,6 +231,8 @@ final class SQLiteHandle: @unchecked Sendable {
   /// far.
   func stamp() throws -> ReadCache.Stamp {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    if let walIndex, let stamp = snapshot.stampWithoutSnapshot(header: walIndex.header) { return stamp }
+    try takeSnapshotIfDeferred()
     let inTransaction = sqlite_nio_sqlite3_get_autocommit(raw) == 0
     let dataVersion: Int64
     if inTransaction, let known = dataVersionInTransaction {
@@ -185,8 +244,12 @@ final class SQLiteHandle: @unchecked Sendable {
       }
       dataVersion = read
       if inTransaction { dataVersionInTransaction = read }
+      // Mapped by now: a snapshot has been taken.
+      if inTransaction, defersSnapshots, walIndex == nil { walIndex = WALIndex(connection: raw) }
     }
-    return ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
+    let stamp = ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
+    guard snapshot.read(stamp) else { throw SnapshotMovedError() }
+    return stamp
   }
 
   /// The store as this connection's transaction sees it: its stamp and the table versions
@@ -239,6 +302,7 @@ final class SQLiteHandle: @unchecked Sendable {
   /// columns in place.
   private func stepRows(_ sql: String, _ onRow: (OpaquePointer) -> Void) throws {
     guard let raw else { throw SQLiteStatementError(code: SQLITE_MISUSE, message: "the connection is closed") }
+    try takeSnapshotIfDeferred()
     let statement = try prepared(sql, on: raw).statement
     defer { sqlite_nio_sqlite3_reset(statement) }
     try step(statement, sql) { onRow(statement) }
@@ -322,6 +386,8 @@ final class SQLiteHandle: @unchecked Sendable {
 
   /// Closes the connection; its statements are finalized first.
   func close() {
+    // SQLite unmaps it as the process's last connection to the file closes.
+    walIndex = nil
     for prepared in statements.all { prepared.finalize() }
     statements.removeAll()
     if let raw { sqlite_nio_sqlite3_close(raw) }
@@ -404,6 +470,12 @@ final class SQLiteHandle: @unchecked Sendable {
       }
     }
   }
+}
+
+/// A read transaction's snapshot was taken at another state than the one its cached reads were
+/// answered at (`DeferredSnapshot`): the store runs the transaction's body again.
+struct SnapshotMovedError: Error, CustomStringConvertible {
+  var description: String { "the database changed while the read was answered from the cache; the read runs again" }
 }
 
 /// A statement SQLite refused or failed, with SQLite's (extended) result code and message.

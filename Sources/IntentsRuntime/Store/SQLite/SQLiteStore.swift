@@ -225,20 +225,36 @@ package final class SQLiteStore: IntentStore {
   private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     let lane =
       readers.isEmpty ? writer : readers[nextReader.wrappingAdd(1, ordering: .relaxed).oldValue % readers.count]
+    // A reader's snapshot waits for its first statement: a read answered from the cache alone
+    // takes none (`DeferredSnapshot`). The writer's connection (an in-memory store's reads) may
+    // have writes of its own to see, and takes its snapshot at once.
     let result = try await lane.lock.withLock {
-      try lane.handle.begin("BEGIN DEFERRED")
-      do {
-        let result = try await body(lane.database)
-        try lane.handle.commit()
-        return result
-      } catch {
-        try? lane.handle.run("ROLLBACK", []) { _ in }
-        lane.handle.readCache.clear()
-        throw error
-      }
+      try await read(on: lane, deferringSnapshot: !readers.isEmpty, body)
     }
     // What the read saw may include commits not yet on the disk: answer once they are.
     try await groupCommit?.waitUntilCommittedAreDurable()
+    return result
+  }
+
+  /// Runs `body` in a read transaction on `lane` (its lock held); once more, its snapshot taken
+  /// first, when the deferred snapshot moved under the values it had answered from the cache —
+  /// whether the body let that error through or not.
+  private func read<T: Sendable>(
+    on lane: Lane, deferringSnapshot: Bool, _ body: @Sendable (any SQLDatabase) async throws -> T
+  ) async throws -> T {
+    try lane.handle.beginRead(deferringSnapshot: deferringSnapshot)
+    let result: T
+    do {
+      result = try await body(lane.database)
+      if lane.handle.snapshotMoved { throw SnapshotMovedError() }
+      try lane.handle.endRead()
+    } catch {
+      let moved = lane.handle.snapshotMoved
+      lane.handle.abandonRead()
+      if moved { return try await read(on: lane, deferringSnapshot: false, body) }
+      lane.handle.readCache.clear()
+      throw error
+    }
     return result
   }
 
@@ -277,6 +293,13 @@ package final class SQLiteStore: IntentStore {
     var syncs: UInt64
     /// Checkpoints of the log into the database that failed (each tried again later).
     var failedCheckpoints: UInt64 = 0
+  }
+
+  /// Read transactions of the reader connections that took a deferred snapshot (for tests).
+  func deferredSnapshotsTaken() async -> Int {
+    var taken = 0
+    for lane in readers { taken += await lane.lock.withLock { lane.handle.deferredSnapshotsTaken } }
+    return taken
   }
 
   /// How many writes wait for the writer's lock.
