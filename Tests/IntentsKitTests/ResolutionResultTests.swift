@@ -33,17 +33,31 @@ struct ResolutionResultTests {
   @Test("array parameters need one result per element, or one parameter-level result")
   func arrayRule() throws {
     typealias Parameter = IntentParameter<TestDomain.Handler>
-    try Parameter.validate(
-      [ResolutionResult<String>.success("a"), .success("b")], elements: 2, keyPath: "x", intentClass: "I")
-    try Parameter.validate([ResolutionResult<String>.needsValue()], elements: 0, keyPath: "x", intentClass: "I")
-    try Parameter.validate([ResolutionResult<String>.notRequired], elements: 3, keyPath: "x", intentClass: "I")
-    #expect(throws: IntentMeshError.self) {
-      try Parameter.validate([ResolutionResult<String>.success("a")], elements: 2, keyPath: "x", intentClass: "I")
+    func validate(_ results: [ResolutionResult<String>], elements: Int) throws {
+      try Parameter.validate(Parameter.outcomes(of: results), elements: elements, keyPath: "x", intentClass: "I")
     }
-    #expect(throws: IntentMeshError.self) {
-      try Parameter.validate(
-        [ResolutionResult<String>.needsValue(), .success("a")], elements: 2, keyPath: "x", intentClass: "I")
-    }
+    try validate([.success("a"), .success("b")], elements: 2)
+    try validate([.needsValue()], elements: 0)
+    try validate([.notRequired], elements: 3)
+    #expect(throws: IntentMeshError.self) { try validate([.success("a")], elements: 2) }
+    #expect(throws: IntentMeshError.self) { try validate([.needsValue(), .success("a")], elements: 2) }
+  }
+
+  @Test("a result taken apart: its wire form, whether it settles, whether it speaks for the whole array, its value")
+  func outcomes() throws {
+    typealias Parameter = IntentParameter<TestDomain.Handler>
+    let reason = ResolutionReason(
+      Intentmesh_Messaging_V1_SendMessageRecipientUnsupportedReason.noAccount, "No account.")
+    let results: [ResolutionResult<String>] = [
+      .success("a"), .disambiguation(["b", "c"]), .confirmationRequired("d"), .needsValue(), .notRequired,
+      .unsupported(reason),
+    ]
+    let outcomes = try Parameter.outcomes(of: results)
+    #expect(outcomes.map(\.isSettled) == [true, false, false, false, true, false])
+    #expect(outcomes.map(\.isParameterLevel) == [false, false, false, true, true, false])
+    #expect(outcomes.map(\.value) == ["a", nil, "d", nil, nil, nil])
+    #expect(try outcomes.map(\.proto) == results.map { try $0.proto() })
+    #expect(outcomes.map(\.proto.success.value.displayText) == ["a", "", "", "", "", ""])
   }
 
   @Test(

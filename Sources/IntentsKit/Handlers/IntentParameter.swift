@@ -39,14 +39,15 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
       guard let resolve else {
         // The given value stands: nothing to write back.
         let given = intent[keyPath: field]
-        let result: ResolutionResult<V> = given.isAbsent ? .notRequired : .success(given)
-        return ([try result.proto()], result.isSettled, { _ in })
+        let outcome = try (given.isAbsent ? ResolutionResult<V>.notRequired : .success(given)).outcome()
+        return ([outcome.proto], outcome.isSettled, { _ in })
       }
-      let result = try await resolve(handler)(intent, context)
+      let outcome = try await resolve(handler)(intent, context).outcome()
+      let value = outcome.value
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
-        if let value = result.settledOrGuessedValue { intent[keyPath: field] = value }
+        if let value { intent[keyPath: field] = value }
       }
-      return ([try result.proto()], result.isSettled, apply)
+      return ([outcome.proto], outcome.isSettled, apply)
     }
   }
 
@@ -68,26 +69,38 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
       guard let resolve else {
         // Every given element stands: nothing to write back.
         let results: [ResolutionResult<V>] = given.isEmpty ? [.notRequired] : given.map { .success($0) }
-        return (try results.map { try $0.proto() }, true, { _ in })
+        return (try outcomes(of: results).map(\.proto), true, { _ in })
       }
-      let results = try await resolve(handler)(intent, context)
-      try validate(results, elements: given.count, keyPath: keyPath, intentClass: Handler.intentClass)
+      let outcomes = try outcomes(of: try await resolve(handler)(intent, context))
+      let elements = given.count
+      try validate(outcomes, elements: elements, keyPath: keyPath, intentClass: Handler.intentClass)
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
-        guard results.count == given.count, !results.contains(where: { $0.isParameterLevel }) else { return }
+        guard outcomes.count == elements, !outcomes.contains(where: \.isParameterLevel) else { return }
         var values = intent[keyPath: field]
-        for (index, result) in results.enumerated() {
-          if let value = result.settledOrGuessedValue { values[index] = value }
+        for index in outcomes.indices {
+          if let value = outcomes[index].value { values[index] = value }
         }
         intent[keyPath: field] = values
       }
-      return (try results.map { try $0.proto() }, results.allSatisfy({ $0.isSettled }), apply)
+      return (outcomes.map(\.proto), outcomes.allSatisfy(\.isSettled), apply)
     }
   }
 
+  /// Each result taken apart (`ResolutionResult.outcome()`), in order: moved out of the array from
+  /// its end, where iterating it would copy each one.
+  static func outcomes<V>(of results: consuming [ResolutionResult<V>]) throws -> [ResolutionResult<V>.Outcome] {
+    var outcomes: [ResolutionResult<V>.Outcome] = []
+    outcomes.reserveCapacity(results.count)
+    while let result = results.popLast() { outcomes.append(try result.outcome()) }
+    outcomes.reverse()
+    return outcomes
+  }
+
   /// SiriKit's rule for array results: one per element, or a single parameter-level result.
-  static func validate<V>(_ results: [ResolutionResult<V>], elements: Int, keyPath: String, intentClass: String) throws
-  {
-    if results.contains(where: { $0.isParameterLevel }) {
+  static func validate<V>(
+    _ results: [ResolutionResult<V>.Outcome], elements: Int, keyPath: String, intentClass: String
+  ) throws {
+    if results.contains(where: \.isParameterLevel) {
       guard results.count == 1 else {
         throw IntentMeshError.handlerContract(
           "\(intentClass).\(keyPath): needs_value and not_required must be the only result of an array parameter"

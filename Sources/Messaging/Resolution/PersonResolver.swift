@@ -55,13 +55,14 @@ struct PersonResolver: Sendable {
     func add(_ contact: StoredContact) {
       if !found.contains(where: { $0.id == contact.id }) { found.append(contact) }
     }
-    for (entry, phrase) in zip(vocabulary, vocabularyPhrases)
-    where phrase == wanted && !entry.vocabularyIdentifier.isEmpty {
-      contacts.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
+    // By index, not by zip: a zip hands out a copy of every contact (a retain and a release of each
+    // of its strings), matching or not.
+    for index in vocabulary.indices
+    where vocabularyPhrases[index] == wanted && !vocabulary[index].vocabularyIdentifier.isEmpty {
+      let identifier = vocabulary[index].vocabularyIdentifier
+      contacts.filter { $0.id == identifier }.forEach(add)
     }
-    for (contact, names) in zip(contacts, contactNames) where names.contains(wanted) {
-      add(contact)
-    }
+    for index in contacts.indices where contactNames[index].contains(wanted) { add(contacts[index]) }
     return found
   }
 

@@ -52,11 +52,14 @@ struct PayeeResolver: Sendable {
     func add(_ payee: StoredPayee) {
       if !found.contains(where: { $0.id == payee.id }) { found.append(payee) }
     }
-    for (entry, phrase) in zip(vocabulary, vocabularyPhrases)
-    where phrase == wanted && !entry.vocabularyIdentifier.isEmpty {
-      payees.filter { $0.id == entry.vocabularyIdentifier }.forEach(add)
+    // By index, not by zip: a zip hands out a copy of every payee (a retain and a release of each of
+    // its strings), matching or not.
+    for index in vocabulary.indices
+    where vocabularyPhrases[index] == wanted && !vocabulary[index].vocabularyIdentifier.isEmpty {
+      let identifier = vocabulary[index].vocabularyIdentifier
+      payees.filter { $0.id == identifier }.forEach(add)
     }
-    for (payee, names) in zip(payees, payeeNames) where names.contains(wanted) { add(payee) }
+    for index in payees.indices where payeeNames[index].contains(wanted) { add(payees[index]) }
     return found
   }
 

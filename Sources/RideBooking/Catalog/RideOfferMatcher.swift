@@ -32,7 +32,8 @@ struct RideOfferMatcher: Sendable {
     let words = Self.withoutRideWord(spoken.lowercased())
     guard !words.isEmpty else { return nil }
     let wanted = NameMatching.normalized(words)
-    return zip(offers, foldedNames).first { $0.1.contains(wanted) }?.0
+    // By index: a zip would copy each offer it passes.
+    return foldedNames.firstIndex { $0.contains(wanted) }.map { offers[$0] }
   }
 
   /// `text` without each " ride" in it ("pegasus ride" names the Pegasus). An ASCII text (most) is
