@@ -62,27 +62,28 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   ) -> Self {
     Self(
       keyPath: keyPath, isArray: true, valueTypeName: V.valueTypeName, prompt: prompt, label: label,
-      display: { intent in intent[keyPath: field].filter { !$0.isAbsent }.map(\.displayText).joined(separator: ", ") }
+      display: { intent in intent[keyPath: field].filter { !$0.isAbsent }.map { $0.displayText }.joined(separator: ", ") }
     ) {
       handler, intent, context in
       let given = intent[keyPath: field]
       guard let resolve else {
         // Every given element stands: nothing to write back.
         let results: [ResolutionResult<V>] = given.isEmpty ? [.notRequired] : given.map { .success($0) }
-        return (try outcomes(of: results).map(\.proto), true, { _ in })
+        return (try outcomes(of: results).map { $0.proto }, true, { _ in })
       }
       let outcomes = try outcomes(of: try await resolve(handler)(intent, context))
       let elements = given.count
       try validate(outcomes, elements: elements, keyPath: keyPath, intentClass: Handler.intentClass)
       let apply: @Sendable (inout Handler.Intent) -> Void = { intent in
-        guard outcomes.count == elements, !outcomes.contains(where: \.isParameterLevel) else { return }
+        guard outcomes.count == elements, !outcomes.contains(where: { $0.isParameterLevel }) else { return }
         var values = intent[keyPath: field]
         for index in outcomes.indices {
           if let value = outcomes[index].value { values[index] = value }
         }
         intent[keyPath: field] = values
       }
-      return (outcomes.map(\.proto), outcomes.allSatisfy(\.isSettled), apply)
+      // Closures, not key paths: a key path into a generic type is made at run time, on every call.
+      return (outcomes.map { $0.proto }, outcomes.allSatisfy { $0.isSettled }, apply)
     }
   }
 
@@ -100,7 +101,7 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   static func validate<V>(
     _ results: [ResolutionResult<V>.Outcome], elements: Int, keyPath: String, intentClass: String
   ) throws {
-    if results.contains(where: \.isParameterLevel) {
+    if results.contains(where: { $0.isParameterLevel }) {
       guard results.count == 1 else {
         throw IntentMeshError.handlerContract(
           "\(intentClass).\(keyPath): needs_value and not_required must be the only result of an array parameter"
