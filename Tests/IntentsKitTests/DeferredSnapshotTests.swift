@@ -185,7 +185,8 @@ struct DeferredSnapshotTests {
       let runs = Runs()
       let (names, count) = try await store.read { database in
         _ = runs.next()
-        return (try await ReadCacheTests.names(of: "diana", in: database, loads: .init()), try await Self.count(in: database))
+        let names = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
+        return (names, try await Self.count(in: database))
       }
       #expect(names == ["Celestra"] && count == 1 && runs.value == 1)
     }

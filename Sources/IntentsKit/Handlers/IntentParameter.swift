@@ -62,7 +62,9 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   ) -> Self {
     Self(
       keyPath: keyPath, isArray: true, valueTypeName: V.valueTypeName, prompt: prompt, label: label,
-      display: { intent in intent[keyPath: field].filter { !$0.isAbsent }.map { $0.displayText }.joined(separator: ", ") }
+      display: { intent in
+        intent[keyPath: field].filter { !$0.isAbsent }.map { $0.displayText }.joined(separator: ", ")
+      }
     ) {
       handler, intent, context in
       let given = intent[keyPath: field]
