@@ -182,6 +182,7 @@ struct DeferredSnapshotTests {
   func statementAfterCachedRead() async throws {
     try await Self.withStore("deferred-same") { store, _ in
       try await Self.warm(store)
+      let taken = await store.deferredSnapshotsTaken()
       let runs = Runs()
       let (names, count) = try await store.read { database in
         _ = runs.next()
@@ -189,6 +190,8 @@ struct DeferredSnapshotTests {
         return (names, try await Self.count(in: database))
       }
       #expect(names == ["Celestra"] && count == 1 && runs.value == 1)
+      // One snapshot, taken for the statement after the cached answer.
+      #expect(await store.deferredSnapshotsTaken() == taken + 1)
     }
   }
 
@@ -232,13 +235,42 @@ struct DeferredSnapshotTests {
     struct Refused: Error {}
     try await Self.withStore("deferred-error") { store, _ in
       try await Self.warm(store)
+      let taken = await store.deferredSnapshotsTaken()
       await #expect(throws: Refused.self) {
         try await store.read { database -> Int in
           _ = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
           throw Refused()
         }
       }
+      // The failed read took no snapshot (its one read was cached); the next one took one.
+      #expect(await store.deferredSnapshotsTaken() == taken)
       #expect(try await store.read { try await Self.count(in: $0) } == 1)
+      #expect(await store.deferredSnapshotsTaken() == taken + 1)
+    }
+  }
+
+  @Test("a cached read whose load swallows the error of a moved snapshot keeps nothing; the read runs again")
+  func swallowedInLoad() async throws {
+    try await Self.withStore("deferred-swallowed-load") { store, path in
+      try await Self.warm(store)
+      let runs = Runs()
+      let loads = ReadCacheTests.Loads()
+      @Sendable func counted(_ database: any SQLDatabase) async throws -> Int? {
+        try await database.cachedRead("test.count", userID: "diana") {
+          loads.add()
+          return try? await Self.count(in: database)
+        }
+      }
+      let (names, count) = try await store.read { database in
+        let run = runs.next()
+        let names = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
+        if run == 1 { try Self.addByAnotherConnection("Moonbeam", at: path) }
+        return (names, try await counted(database))
+      }
+      #expect(runs.value == 2 && names == ["Celestra", "Moonbeam"] && count == 2)
+      // What the second run loaded was kept, not the first run's nil.
+      let again = try await store.read { try await counted($0) }
+      #expect(again == 2 && loads.value == 2)
     }
   }
 }

@@ -56,7 +56,21 @@ struct ResolutionResultTests {
     #expect(outcomes.map(\.isSettled) == [true, false, false, false, true, false])
     #expect(outcomes.map(\.isParameterLevel) == [false, false, false, true, true, false])
     #expect(outcomes.map(\.value) == ["a", nil, "d", nil, nil, nil])
-    #expect(try outcomes.map(\.proto) == results.map { try $0.proto() })
+    let kinds = outcomes.map { outcome -> String in
+      switch outcome.proto.kind {
+      case .success: "success"
+      case .disambiguation(let options): "disambiguation \(options.options.count)"
+      case .confirmationRequired: "confirmationRequired"
+      case .needsValue: "needsValue"
+      case .notRequired: "notRequired"
+      case .unsupported(let unsupported): "unsupported \(unsupported.reason.name)"
+      case nil: "none"
+      }
+    }
+    #expect(
+      kinds == [
+        "success", "disambiguation 2", "confirmationRequired", "needsValue", "notRequired", "unsupported noAccount",
+      ])
     #expect(outcomes.map(\.proto.success.value.displayText) == ["a", "", "", "", "", ""])
   }
 

@@ -17,9 +17,10 @@ int intentmesh_sqlite_enable_qpsg(struct sqlite3 *db);
 int intentmesh_sqlite_enable_triggers(struct sqlite3 *db, int enable);
 
 /// Copies the header of a WAL index (the first 48 bytes of the `-shm` file, region 0, as SQLite
-/// maps it) into `header`, the way SQLite's readers do without a lock: the header's first copy,
-/// a memory barrier, then its second copy. Returns 1 when the two copies agree and the header has
-/// been written (a consistent header: SQLite writes it anew with every commit, every restart of the
+/// maps it) into `header` as SQLite's readers read it without a lock: the header's first copy, a
+/// memory barrier, then its second copy (its checksum is not checked: the header is only compared
+/// with one SQLite has accepted). Returns 1 when the two copies agree and the header has been
+/// written (a consistent header: SQLite writes it anew with every commit, every restart of the
 /// log and every recovery — the commit counter, the log's length and salts and the checksums of its
 /// frames — so two equal headers describe the same committed database), 0 when a writer was
 /// changing it or it was never written.

@@ -6,7 +6,9 @@ package protocol IntentStore: Sendable {
   /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
   /// The commit is durable before this returns.
   func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
-  /// Runs `body` against a consistent view of the store, with no writes.
+  /// Runs `body` against a consistent view of the store, with no writes. `body` may run more than
+  /// once (SQLite runs it again when the view its cached reads were answered from moved before its
+  /// first statement): it reads, and does nothing else that must happen once.
   func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T
   /// Runs `body` (migrations, seeding) while no other process sharing this store does the same.
   func changingSchema(_ body: @Sendable () async throws -> Void) async throws

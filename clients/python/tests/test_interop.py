@@ -345,7 +345,8 @@ def test_a_payment_past_its_deadline_is_applied_once_when_retried(stack, via):
     # A deadline of a millisecond or less is usually past before a durable payment is answered, but not
     # always: on a fast machine a payment (one fdatasync) can be answered in under a millisecond, and
     # grpc-core's timer can fire late on a loaded one, after an answer that beat it. A payment answered
-    # in time is counted and another sent with a shorter deadline, until one is past its deadline.
+    # in time is counted and another sent with a shorter deadline, until one is past its deadline (at the
+    # shortest, grpc-core may give up before the request leaves: then the retry below makes the payment).
     made_in_time = 0
     for deadline in (0.001, 0.0005, 0.0002, 0.0001, 0.00005, 0.00002, 0.00001):
         payment = s.intent("INSendPaymentIntent", pay.SendPaymentIntent(

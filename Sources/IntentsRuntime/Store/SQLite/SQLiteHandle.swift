@@ -11,15 +11,16 @@ internal import VaporCSQLite
 /// time. The disk is waited for elsewhere (`GroupCommit`).
 ///
 /// @unchecked Sendable: `raw`, `statements`, `statementTables`, `dataVersionInTransaction`,
-/// `snapshot`, `defersSnapshots`, `walIndex`, `deferredSnapshotsTaken`, `lastChangedRows`,
-/// `versionMoves` and `versionBumping` are mutated only by `run`, `begin`, `beginRead`, `endRead`,
-/// `abandonRead`, `commit`, `stamp`, `readView`, `chooseVersionBumping`, `checkVersionBumping`,
-/// `setBusyTimeout`, `close` and the cached reads of `SQLiteLaneDatabase`, and these are called
-/// only while the lane's `AsyncLock` is held — by `SQLiteStore`, or by `SQLiteLaneDatabase` inside
-/// a transaction the store runs (or, for a `BEGIN IMMEDIATE` that waits for another process, on the
-/// store's thread while the writing task holds that lock and waits), so no two threads touch them
-/// at once and the lock orders each access after the last; `WriteAheadLog`'s checkpoint connection is used by its one thread
-/// only. The connection is opened `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
+/// `snapshot`, `defersSnapshots`, `walIndex`, `walIndexSought`, `deferredSnapshotsTaken`,
+/// `lastChangedRows`, `versionMoves` and `versionBumping` are mutated only by `run`, `begin`,
+/// `beginRead`, `endRead`, `abandonRead`, `commit`, `stamp`, `readView`, `chooseVersionBumping`,
+/// `checkVersionBumping`, `setBusyTimeout`, `close` and the cached reads of `SQLiteLaneDatabase`,
+/// and these are called only while the lane's `AsyncLock` is held — by `SQLiteStore`, or by
+/// `SQLiteLaneDatabase` inside a transaction the store runs (or, for a `BEGIN IMMEDIATE` that waits
+/// for another process, on the store's thread while the writing task holds that lock and waits), so
+/// no two threads touch them at once and the lock orders each access after the last;
+/// `WriteAheadLog`'s checkpoint connection is used by its one thread only. The connection is opened
+/// `SQLITE_OPEN_NOMUTEX`, which SQLite allows for exactly this use.
 final class SQLiteHandle: @unchecked Sendable {
   private var raw: OpaquePointer?
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
@@ -41,6 +42,7 @@ final class SQLiteHandle: @unchecked Sendable {
   /// The database's WAL index as SQLite maps it for this connection, found once a deferring read
   /// transaction has taken a snapshot; until then, read transactions take theirs at once.
   private var walIndex: WALIndex?
+  private var walIndexSought = false
   /// The rows the last statement run that writes changed itself (not its triggers', nor the
   /// versions moved for it).
   private var lastChangedRows = 0
@@ -244,8 +246,11 @@ final class SQLiteHandle: @unchecked Sendable {
       }
       dataVersion = read
       if inTransaction { dataVersionInTransaction = read }
-      // Mapped by now: a snapshot has been taken.
-      if inTransaction, defersSnapshots, walIndex == nil { walIndex = WALIndex(connection: raw) }
+      // Mapped by now, in WAL mode: a snapshot has been taken. Sought once.
+      if inTransaction, defersSnapshots, !walIndexSought {
+        walIndexSought = true
+        if try inWALMode() { walIndex = WALIndex(connection: raw) }
+      }
     }
     let stamp = ReadCache.Stamp(dataVersion: dataVersion, changes: sqlite_nio_sqlite3_total_changes64(raw))
     guard snapshot.read(stamp) else { throw SnapshotMovedError() }
@@ -352,6 +357,16 @@ final class SQLiteHandle: @unchecked Sendable {
     try stepRows(sql) { value = value ?? sqlite_nio_sqlite3_column_int64($0, 0) }
     guard let value else { throw SQLiteStatementError(code: SQLITE_ERROR, message: "no row: \(sql)") }
     return value
+  }
+
+  /// Whether the database is in WAL mode (`PRAGMA journal_mode`).
+  private func inWALMode() throws -> Bool {
+    var mode = ""
+    try stepRows("PRAGMA journal_mode") { statement in
+      guard let text = sqlite_nio_sqlite3_column_text(statement, 0) else { return }
+      mode = String(cString: text)
+    }
+    return mode.lowercased() == "wal"
   }
 
   /// Whether a transaction is open on the connection (SQLite ends one itself after some errors).

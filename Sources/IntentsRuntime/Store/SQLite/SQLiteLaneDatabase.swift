@@ -81,6 +81,9 @@ extension SQLiteLaneDatabase: ReadCachingDatabase {
     let value: Value
     do {
       value = try await load()
+      // A load that let the error of a moved snapshot pass (a `try?`) has not read what it says
+      // (`DeferredSnapshot`): not kept; the transaction's body runs again.
+      if handle.snapshotMoved { throw SnapshotMovedError() }
     } catch {
       _ = handle.statementTables.endLoad()
       throw error

@@ -19,7 +19,8 @@ struct WALIndex {
   private let region: UnsafeRawPointer
 
   /// The WAL index SQLite has mapped for `connection`'s database, or nil when it has none mapped
-  /// (not in WAL mode; no read transaction yet; another VFS, or a WAL index in heap memory).
+  /// (no read transaction yet; another VFS, or a WAL index in heap memory). Asked only of a
+  /// connection in WAL mode: of another, SQLite would make a `-shm` file.
   init?(connection: OpaquePointer) {
     var file: UnsafeMutablePointer<sqlite3_file>?
     guard sqlite_nio_sqlite3_file_control(connection, "main", SQLITE_FCNTL_FILE_POINTER, &file) == SQLITE_OK,
