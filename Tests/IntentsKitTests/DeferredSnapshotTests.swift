@@ -148,6 +148,23 @@ struct DeferredSnapshotTests {
     func next() -> Int { count.add(1, ordering: .relaxed).newValue }
   }
 
+  /// A read of `store` (at `path`, warmed) whose body reads Diana's names from the cache, has
+  /// another connection commit a name between that answer and `rest` on its first run only, then
+  /// runs `rest`; the names and what `rest` gave as the read answered them, and the body's runs.
+  static func readWithCommitBetween<Rest: Sendable>(
+    _ store: SQLiteStore, at path: String, then rest: @escaping @Sendable (any SQLDatabase) async throws -> Rest
+  ) async throws -> (names: [String], rest: Rest, runs: Int) {
+    try await warm(store)
+    let runs = Runs()
+    let (names, answer) = try await store.read { database in
+      let run = runs.next()
+      let names = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
+      if run == 1 { try addByAnotherConnection("Moonbeam", at: path) }
+      return (names, try await rest(database))
+    }
+    return (names, answer, runs.value)
+  }
+
   @Test("a read answered from the cache alone takes no snapshot; a write, or a statement, makes it take one")
   func noSnapshotForCachedReads() async throws {
     try await Self.withStore("deferred-cached") { store, path in
@@ -198,36 +215,29 @@ struct DeferredSnapshotTests {
   @Test("a commit between a cached answer and a statement runs the read again, all of it at the later state")
   func commitBetween() async throws {
     try await Self.withStore("deferred-moved") { store, path in
-      try await Self.warm(store)
-      let runs = Runs()
-      let (names, count) = try await store.read { database in
-        let run = runs.next()
-        let names = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
-        if run == 1 { try Self.addByAnotherConnection("Moonbeam", at: path) }
-        return (names, try await Self.count(in: database))
-      }
-      #expect(runs.value == 2)
-      #expect(names == ["Celestra", "Moonbeam"] && count == 2)
+      let read = try await Self.readWithCommitBetween(store, at: path) { try await Self.count(in: $0) }
+      #expect(read.runs == 2)
+      #expect(read.names == ["Celestra", "Moonbeam"] && read.rest == 2)
     }
   }
 
   @Test("a read whose body swallows the error of a moved snapshot runs again all the same")
   func swallowedError() async throws {
     try await Self.withStore("deferred-swallowed") { store, path in
-      try await Self.warm(store)
-      let runs = Runs()
-      let (names, count) = try await store.read { database in
-        let run = runs.next()
-        let names = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
-        if run == 1 { try Self.addByAnotherConnection("Moonbeam", at: path) }
+      let read = try await Self.readWithCommitBetween(store, at: path) { database in
         let count = try? await Self.count(in: database)
         // Every statement after the moved snapshot fails too, a cached read's included.
         let again = try? await ReadCacheTests.names(of: "diana", in: database, loads: .init())
-        return (again ?? names, count)
+        return Pair(count: count, names: again)
       }
-      #expect(runs.value == 2)
-      #expect(names == ["Celestra", "Moonbeam"] && count == 2)
+      #expect(read.runs == 2)
+      #expect(read.names == ["Celestra", "Moonbeam"] && read.rest == Pair(count: 2, names: ["Celestra", "Moonbeam"]))
     }
+  }
+
+  struct Pair: Sendable, Equatable {
+    let count: Int?
+    let names: [String]?
   }
 
   @Test("a body's own error still ends the read, and the next one answers")
@@ -252,8 +262,6 @@ struct DeferredSnapshotTests {
   @Test("a cached read whose load swallows the error of a moved snapshot keeps nothing; the read runs again")
   func swallowedInLoad() async throws {
     try await Self.withStore("deferred-swallowed-load") { store, path in
-      try await Self.warm(store)
-      let runs = Runs()
       let loads = ReadCacheTests.Loads()
       @Sendable func counted(_ database: any SQLDatabase) async throws -> Int? {
         try await database.cachedRead("test.count", userID: "diana") {
@@ -261,13 +269,8 @@ struct DeferredSnapshotTests {
           return try? await Self.count(in: database)
         }
       }
-      let (names, count) = try await store.read { database in
-        let run = runs.next()
-        let names = try await ReadCacheTests.names(of: "diana", in: database, loads: .init())
-        if run == 1 { try Self.addByAnotherConnection("Moonbeam", at: path) }
-        return (names, try await counted(database))
-      }
-      #expect(runs.value == 2 && names == ["Celestra", "Moonbeam"] && count == 2)
+      let read = try await Self.readWithCommitBetween(store, at: path) { try await counted($0) }
+      #expect(read.runs == 2 && read.names == ["Celestra", "Moonbeam"] && read.rest == 2)
       // What the second run loaded was kept, not the first run's nil.
       let again = try await store.read { try await counted($0) }
       #expect(again == 2 && loads.value == 2)
