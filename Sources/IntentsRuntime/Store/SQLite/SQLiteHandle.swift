@@ -26,8 +26,6 @@ final class SQLiteHandle: @unchecked Sendable {
   /// Prepared statements by their SQL text; cleared whole when it outgrows `maxStatements`.
   private var statements = PreparedStatements<PreparedStatement>()
   private static let maxStatements = 512
-  /// `SQLITE_TRANSIENT`: SQLite copies a bound text or blob before `bind` returns.
-  private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
   /// What this connection's transactions read and may reuse while the tables they read are unchanged.
   let readCache = ReadCache()
   /// The tables statements read and write, learnt as they are prepared; what cached reads read,
@@ -108,13 +106,13 @@ final class SQLiteHandle: @unchecked Sendable {
       sqlite_nio_sqlite3_reset(statement)
     }
     for (index, value) in binds.enumerated() {
-      try check(bind(value, at: Int32(index + 1), of: statement), sql)
+      try check(StatementValues.bind(value, at: Int32(index + 1), of: statement), sql)
     }
     var columns: SQLiteResultRow.Columns?
     try step(statement, sql) {
       let names = columns ?? prepared.resultColumns
       columns = names
-      onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.names.count)))
+      onRow(SQLiteResultRow(columns: names, values: StatementValues.row(of: statement, count: names.names.count)))
     }
     guard sqlite_nio_sqlite3_stmt_readonly(statement) == 0 else { return [] }
     let changed = Int(sqlite_nio_sqlite3_changes64(raw))
@@ -143,8 +141,8 @@ final class SQLiteHandle: @unchecked Sendable {
     let sql = TableVersioning.moveVersion
     let statement = try prepared(sql, on: raw).statement
     defer { sqlite_nio_sqlite3_reset(statement) }
-    try check(bind(.text(table), at: 1, of: statement), sql)
-    try check(bind(.integer(Int(count)), at: 2, of: statement), sql)
+    try check(StatementValues.bind(.text(table), at: 1, of: statement), sql)
+    try check(StatementValues.bind(.integer(Int(count)), at: 2, of: statement), sql)
     try step(statement, sql) {}
   }
 
@@ -426,33 +424,6 @@ final class SQLiteHandle: @unchecked Sendable {
     return prepared
   }
 
-  private func bind(_ value: SQLiteData, at index: Int32, of statement: OpaquePointer) -> Int32 {
-    switch value {
-    case .integer(let integer):
-      sqlite_nio_sqlite3_bind_int64(statement, index, Int64(integer))
-    case .float(let double):
-      sqlite_nio_sqlite3_bind_double(statement, index, double)
-    case .text(var text):
-      // Bound from the string's own bytes (a string of up to 15 bytes, kept inline, lends a copy
-      // on the stack); passing the string as a C string copied such a short one to a new array.
-      text.withUTF8 { utf8 in
-        // An empty string may have no address; a null pointer would bind NULL, not "".
-        guard let bytes = utf8.baseAddress else {
-          return sqlite_nio_sqlite3_bind_text64(statement, index, "", 0, Self.transient, UInt8(SQLITE_UTF8))
-        }
-        return sqlite_nio_sqlite3_bind_text64(
-          statement, index, UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self), UInt64(utf8.count),
-          Self.transient, UInt8(SQLITE_UTF8))
-      }
-    case .blob(let bytes):
-      bytes.withUnsafeReadableBytes {
-        sqlite_nio_sqlite3_bind_blob64(statement, index, $0.baseAddress, UInt64($0.count), Self.transient)
-      }
-    case .null:
-      sqlite_nio_sqlite3_bind_null(statement, index)
-    }
-  }
-
   private func check(_ status: Int32, _ sql: String) throws {
     guard status == SQLITE_OK else { throw error(status, sql) }
   }
@@ -461,45 +432,4 @@ final class SQLiteHandle: @unchecked Sendable {
     let message = raw.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? "the connection is closed"
     return SQLiteStatementError(code: status, message: message)
   }
-
-  private static func values(of statement: OpaquePointer, count: Int) -> [SQLiteData] {
-    (0..<Int32(count)).map { column in
-      switch sqlite_nio_sqlite3_column_type(statement, column) {
-      case SQLITE_INTEGER:
-        return .integer(SQLiteInt64(sqlite_nio_sqlite3_column_int64(statement, column)))
-      case SQLITE_FLOAT:
-        return .float(sqlite_nio_sqlite3_column_double(statement, column))
-      case SQLITE_TEXT:
-        guard let text = sqlite_nio_sqlite3_column_text(statement, column) else { return .text("") }
-        let length = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
-        return .text(String(decoding: UnsafeBufferPointer(start: text, count: length), as: UTF8.self))
-      case SQLITE_BLOB:
-        let length = Int(sqlite_nio_sqlite3_column_bytes(statement, column))
-        var buffer = ByteBufferAllocator().buffer(capacity: length)
-        if let blob = sqlite_nio_sqlite3_column_blob(statement, column) {
-          buffer.writeBytes(UnsafeRawBufferPointer(start: blob, count: length))
-        }
-        return .blob(buffer)
-      default:
-        return .null
-      }
-    }
-  }
-}
-
-/// A read transaction's snapshot was taken at another state than the one its cached reads were
-/// answered at (`DeferredSnapshot`): the store runs the transaction's body again.
-struct SnapshotMovedError: Error, CustomStringConvertible {
-  var description: String { "the database changed while the read was answered from the cache; the read runs again" }
-}
-
-/// A statement SQLite refused or failed, with SQLite's (extended) result code and message.
-struct SQLiteStatementError: Error, CustomStringConvertible {
-  let code: Int32
-  let message: String
-  /// Another connection (another process on the same file) holds the lock the statement needed.
-  var isBusy: Bool { code & 0xff == SQLITE_BUSY }
-  /// The statement names a table the database does not have.
-  var isMissingTable: Bool { code & 0xff == SQLITE_ERROR && message.hasPrefix("no such table") }
-  var description: String { "SQLite error \(code): \(message)" }
 }
