@@ -63,7 +63,20 @@ struct GeographyAndFareTests {
 
   @Test("a fare's distance is written as %.1f writes it; its hour is the calendar's, across DST and odd offsets")
   func fareFormattingAndHours() throws {
-    for value in [0, 0.05, 0.15, 0.25, 0.35, 1.25, 2, 2.449_999, 2.45, 9.95, 12.34, 99.99, 123.456] {
+    var values: [Double] = [
+      0, -0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 1.25, 2, 2.449_999, 2.45, 9.95, 12.34, 99.99, 123.456, -0.04, -2.25,
+      0.049_999_999_999_999_996, .leastNonzeroMagnitude, 99_999_999_999_999.95, 1e14, 999_999_999_999_999.9, 1e15, 1e300, .infinity, -.infinity, .nan,
+    ]
+    // Every exact tie below 1,000 km (n + 0.25, n + 0.75 are exact; n.x5 otherwise is not), the
+    // doubles either side of each, and random distances.
+    for whole in stride(from: 0.0, to: 1_000, by: 0.5) {
+      for tie in [whole + 0.25, whole + 0.05, whole + 0.45] {
+        values += [tie, tie.nextUp, tie.nextDown]
+      }
+    }
+    var generator = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 { values.append(Double.random(in: 0..<500, using: &generator)) }
+    for value in values {
       #expect(FareCalculator.oneDecimal(value) == String(format: "%.1f", value), "\(value)")
     }
     for zoneName in ["Europe/Zurich", "America/Los_Angeles", "Asia/Kolkata", "Australia/Lord_Howe", "UTC"] {

@@ -42,25 +42,62 @@ enum FareCalculator {
     _ offer: RideOffer, kilometres: Double, partySize: Int, at date: Date, timeZone: TimeZone
   ) -> Fare {
     let distanceCents = Int64((kilometres * Double(offer.centsPerKilometre)).rounded())
-    var items: [(String, Int64)] = [
-      ("Base fare", offer.baseCents),
-      ("Distance (\(oneDecimal(kilometres)) km)", distanceCents),
-    ]
+    // Labelled as `Fare.lineItems` is (an unlabelled array would be converted element by element),
+    // and made with room for every line.
+    var items: [(title: String, cents: Int64)] = []
+    items.reserveCapacity(5)
+    items.append(("Base fare", offer.baseCents))
+    items.append(("Distance (\(oneDecimal(kilometres)) km)", distanceCents))
     if partySize > 2, offer.centsPerExtraRider > 0 {
       items.append(("\(partySize - 2) extra riders", Int64(partySize - 2) * offer.centsPerExtraRider))
     }
     let surge = surgeHours.contains(hour(of: date, in: timeZone))
     if surge {
-      let subtotal = items.reduce(Int64(0)) { $0 + $1.1 }
+      let subtotal = items.reduce(Int64(0)) { $0 + $1.cents }
       items.append(("Surge 1.5x", subtotal / 2))
     }
     items.append(("Booking fee", bookingFeeCents))
     return Fare(lineItems: items, surge: surge ? "1.5x Surge" : "")
   }
 
-  /// `value` with one decimal, as C's `%.1f` writes it (without Foundation's format parser).
+  /// `value` with one decimal, as C's `%.1f` writes it: the exact binary value rounded to tenths,
+  /// a tie to the even tenth. Worked out here (the signs of `fma`'s exactly rounded differences
+  /// decide the rounding) instead of by `vsnprintf`, which a ride's fare paid on every call.
   static func oneDecimal(_ value: Double) -> String {
-    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+    let magnitude = value.magnitude
+    guard value.isFinite, magnitude < 1e14 else { return printfOneDecimal(value) }
+    // ⌊magnitude × 10⌋ exactly: the rounded product may be one off.
+    var tenths = (magnitude * 10).rounded(.down)
+    if fma(magnitude, 10, -tenths) < 0 {
+      tenths -= 1
+    } else if fma(magnitude, 10, -(tenths + 1)) >= 0 {
+      tenths += 1
+    }
+    let pastHalf = fma(magnitude, 10, -(tenths + 0.5))
+    if pastHalf > 0 || (pastHalf == 0 && tenths.truncatingRemainder(dividingBy: 2) == 1) { tenths += 1 }
+    // Written right to left: the tenth, the point, the whole part, the sign.
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+      var rest = UInt64(tenths)
+      var start = buffer.count
+      func put(_ byte: UInt8) {
+        start -= 1
+        buffer[start] = byte
+      }
+      put(UInt8(ascii: "0") + UInt8(rest % 10))
+      put(UInt8(ascii: "."))
+      rest /= 10
+      repeat {
+        put(UInt8(ascii: "0") + UInt8(rest % 10))
+        rest /= 10
+      } while rest > 0
+      if value.sign == .minus { put(UInt8(ascii: "-")) }
+      return String(decoding: UnsafeBufferPointer(rebasing: buffer[start...]), as: UTF8.self)
+    }
+  }
+
+  /// `value` through C's `%.1f`: for what `oneDecimal` does not work out itself.
+  private static func printfOneDecimal(_ value: Double) -> String {
+    withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
       _ = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.1f", $0) }
       return String(cString: buffer.baseAddress!)
     }

@@ -24,15 +24,36 @@ struct PlaceResolver: Sendable {
 
   /// The places a placemark without coordinates may mean.
   func candidates(for placemark: Intentmesh_V1_Placemark) -> [StoredKnownPlace] {
-    let spoken = [placemark.name, placemark.thoroughfare].filter { !$0.isEmpty }.map(NameMatching.normalized)
-    return places.filter { place in spoken.contains { place.foldedNames.contains($0) } }
+    let spoken = SpokenNames(placemark)
+    return places.filter(spoken.matches)
   }
 
   /// The placemark with coordinates: as given, or the one known place its name means.
   func located(_ placemark: Intentmesh_V1_Placemark) -> Intentmesh_V1_Placemark? {
     if GeoPoint(placemark) != nil { return placemark }
-    let found = candidates(for: placemark)
-    return found.count == 1 ? found[0].placemark : nil
+    let spoken = SpokenNames(placemark)
+    var found: Int?
+    for index in places.indices where spoken.matches(places[index]) {
+      guard found == nil else { return nil }
+      found = index
+    }
+    return found.map { places[$0].placemark }
+  }
+
+  /// A placemark's name and thoroughfare, folded as the places' names are (`NameMatching`).
+  private struct SpokenNames {
+    let name: String?
+    let thoroughfare: String?
+
+    init(_ placemark: Intentmesh_V1_Placemark) {
+      name = placemark.name.isEmpty ? nil : NameMatching.normalized(placemark.name)
+      thoroughfare = placemark.thoroughfare.isEmpty ? nil : NameMatching.normalized(placemark.thoroughfare)
+    }
+
+    /// Whether `place` answers to either.
+    func matches(_ place: StoredKnownPlace) -> Bool {
+      place.foldedNames.contains { $0 == name || $0 == thoroughfare }
+    }
   }
 
   func resolve(_ placemark: Intentmesh_V1_Placemark, prompt: String) -> ResolutionResult<

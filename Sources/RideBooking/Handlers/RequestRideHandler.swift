@@ -166,9 +166,7 @@ struct RequestRideHandler: IntentHandler {
     }
     guard let offer else { return .failure(IntentRefusal(.failure, "noRideFits")) }
     // Only a driver no ride holds is offered: none free is SiriKit's "service temporarily unavailable".
-    guard
-      let driver = DriverRepository.nearest(to: pickupPoint, among: desk.drivers.filter { $0.isFree(at: context.now) })
-    else {
+    guard let driver = DriverRepository.nearest(to: pickupPoint, among: desk.drivers, freeAt: context.now) else {
       return .failure(IntentRefusal(.failureRequiringAppLaunchServiceTemporarilyUnavailable, "noDriver"))
     }
     let fare = FareCalculator.fare(

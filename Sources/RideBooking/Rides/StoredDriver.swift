@@ -113,12 +113,21 @@ enum DriverRepository {
     ).run()
   }
 
-  /// The driver whose stable is nearest `pickup` (ties by id): who gets dispatched.
-  static func nearest(to pickup: GeoPoint, among drivers: [StoredDriver]) -> StoredDriver? {
-    drivers.min { a, b in
-      let da = a.stable.distanceKilometres(to: pickup)
-      let db = b.stable.distanceKilometres(to: pickup)
-      return da == db ? a.id < b.id : da < db
+  /// The driver whose stable is nearest `pickup` (ties by id): who gets dispatched. With
+  /// `freeAt`, only a driver no ride holds then. Walks the roster in place: only the one chosen
+  /// is copied.
+  static func nearest(to pickup: GeoPoint, among drivers: [StoredDriver], freeAt date: Date? = nil) -> StoredDriver? {
+    var best: (index: Int, distance: Double)?
+    for index in drivers.indices {
+      if let date, !drivers[index].isFree(at: date) { continue }
+      let distance = drivers[index].stable.distanceKilometres(to: pickup)
+      if let chosen = best,
+        distance > chosen.distance || (distance == chosen.distance && drivers[index].id >= drivers[chosen.index].id)
+      {
+        continue
+      }
+      best = (index, distance)
     }
+    return best.map { drivers[$0.index] }
   }
 }
