@@ -65,7 +65,8 @@ struct GeographyAndFareTests {
   func fareFormattingAndHours() throws {
     var values: [Double] = [
       0, -0.0, 0.05, 0.15, 0.25, 0.35, 0.45, 1.25, 2, 2.449_999, 2.45, 9.95, 12.34, 99.99, 123.456, -0.04, -2.25,
-      0.049_999_999_999_999_996, .leastNonzeroMagnitude, 99_999_999_999_999.95, 1e14, 999_999_999_999_999.9, 1e15, 1e300, .infinity, -.infinity, .nan,
+      0.049_999_999_999_999_996, .leastNonzeroMagnitude, 99_999_999_999_999.95, 1e14, 999_999_999_999_999.9, 1e15,
+      1e300, .infinity, -.infinity, .nan,
     ]
     // Every exact tie below 1,000 km (n + 0.25, n + 0.75 are exact; n.x5 otherwise is not), the
     // doubles either side of each, and random distances.
