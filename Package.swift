@@ -7,6 +7,7 @@ let strictSettings: [SwiftSetting] = [
   .enableUpcomingFeature("ExistentialAny"),
   .enableUpcomingFeature("InternalImportsByDefault"),
   .enableUpcomingFeature("MemberImportVisibility"),
+  .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
 ]
 
 let grpcCore = Target.Dependency.product(name: "GRPCCore", package: "grpc-swift-2")

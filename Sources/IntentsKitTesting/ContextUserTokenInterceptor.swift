@@ -26,7 +26,7 @@ package struct ContextUserTokenInterceptor: ClientInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingClientRequest<Input>,
     context: ClientContext,
-    next: (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
+    next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
   ) async throws -> StreamingClientResponse<Output> {
     guard request.metadata[stringValues: BearerCredential.metadataKey].first(where: { _ in true }) == nil else {
       return try await next(request, context)

@@ -7,7 +7,7 @@ struct BearerTokenInterceptor: ClientInterceptor {
   func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingClientRequest<Input>,
     context: ClientContext,
-    next: (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
+    next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
   ) async throws -> StreamingClientResponse<Output> {
     var request = request
     request.metadata.replaceOrAddString("Bearer \(token)", forKey: "authorization")
