@@ -15,7 +15,7 @@ package struct UnexpectedErrorInterceptor: ServerInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>,
     context: ServerContext,
-    next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     let method = context.descriptor.method
     let logger = logger

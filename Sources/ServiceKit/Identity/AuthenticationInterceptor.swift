@@ -26,7 +26,7 @@ package struct AuthenticationInterceptor: ServerInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>,
     context: ServerContext,
-    next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     if Self.isOpen(context.descriptor) { return try await next(request, context) }
     let caller: VerifiedCaller

@@ -10,7 +10,7 @@ package struct MetricsInterceptor: ServerInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>,
     context: ServerContext,
-    next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     let metrics = metrics
     let record = metrics.started(

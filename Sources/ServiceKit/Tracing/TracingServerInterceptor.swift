@@ -11,7 +11,7 @@ package struct TracingServerInterceptor: ServerInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>,
     context: ServerContext,
-    next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     guard TraceExport.isEnabled, !RPCSpan.untraced(context.descriptor) else { return try await next(request, context) }
     var parent = ServiceContext.current ?? .topLevel

@@ -18,7 +18,7 @@ package struct MessageSizeInterceptor: ServerInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>,
     context: ServerContext,
-    next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     guard let encoding = request.metadata[stringValues: "grpc-encoding"].first(where: { _ in true }),
       encoding != "identity"

@@ -28,7 +28,7 @@ package struct RequestIDInterceptor: ServerInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>,
     context: ServerContext,
-    next: @concurrent @Sendable (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     let id = RequestID.accept(request.metadata[stringValues: RequestID.metadataKey].first(where: { _ in true }))
     var response = try await RequestID.$current.withValue(id) { try await next(request, context) }
