@@ -17,6 +17,9 @@ package struct GatewayServer: Sendable {
     self.configuration = configuration
   }
 
+  /// Serves until SIGTERM or SIGINT. Off the caller's actor (`@concurrent`): the gateway's
+  /// `main.swift` awaits it from the main actor, and start-up (discovery, certificates) runs inline.
+  @concurrent
   package func run() async throws {
     // Before anything uses the shared event-loop group, which every server and client here does.
     if let loops = configuration.eventLoops { NIOSingletons.groupLoopCountSuggestion = loops }

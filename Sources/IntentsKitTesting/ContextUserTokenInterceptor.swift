@@ -1,7 +1,7 @@
 package import GRPCCore
 package import IntentMeshProtos
 internal import SwiftProtobuf
-internal import ServiceKit
+package import ServiceKit
 
 /// A request message that names its user, as every intent RPC does.
 package protocol NamesRequestUser: Sendable {
@@ -26,7 +26,7 @@ package struct ContextUserTokenInterceptor: ClientInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingClientRequest<Input>,
     context: ClientContext,
-    next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
+    next: ClientInterceptorNext<Input, Output>
   ) async throws -> StreamingClientResponse<Output> {
     guard request.metadata[stringValues: BearerCredential.metadataKey].first(where: { _ in true }) == nil else {
       return try await next(request, context)

@@ -89,8 +89,11 @@ package final class LaunchedProcess: Sendable {
     }
   }
 
-  /// Sends `signal` (SIGTERM by default) and waits for it to exit; SIGKILL after `grace`.
+  /// Sends `signal` (SIGTERM by default) and waits for it to exit; SIGKILL after `grace`. Off the
+  /// caller's actor (`@concurrent`): after a SIGKILL it blocks in `waitUntilExit`, which must not
+  /// hold the CLI's `Supervisor` actor.
   @discardableResult
+  @concurrent
   package func stop(signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) async -> Ending {
     guard process.isRunning else { return Ending(status: process.terminationStatus, killed: false) }
     kill(process.processIdentifier, signal)

@@ -44,7 +44,7 @@ private final class LoopProbe: ServerInterceptor {
 
   func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingServerRequest<Input>, context: ServerContext,
-    next: @concurrent (StreamingServerRequest<Input>, ServerContext) async throws -> StreamingServerResponse<Output>
+    next: ServerInterceptorNext<Input, Output>
   ) async throws -> StreamingServerResponse<Output> {
     seen.withLock { $0.append(MultiThreadedEventLoopGroup.currentEventLoop != nil) }
     return try await next(request, context)

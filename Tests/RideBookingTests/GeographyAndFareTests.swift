@@ -61,6 +61,48 @@ struct GeographyAndFareTests {
     #expect(surged.totalCents == 900 + 800 + 850 + 150)
   }
 
+  @Test("the nearest free driver: equal distances go to the lower id, held drivers are skipped, none free is nil")
+  func nearestDriver() {
+    func driver(_ id: String, _ stable: GeoPoint, heldUntil: Date = .distantPast) -> StoredDriver {
+      StoredDriver(
+        id: id, givenName: id, familyName: "", rating: "5", phoneNumber: "", registrationPlate: "", stable: stable,
+        heldUntil: heldUntil)
+    }
+    let now = RideFixture.start
+    let later = now.addingTimeInterval(600)
+    let roster = [
+      driver("d3", billGraham), driver("d2", postStreet), driver("d1", postStreet, heldUntil: later),
+      driver("d0", billGraham),
+    ]
+    #expect(DriverRepository.nearest(to: postStreet, among: roster)?.id == "d1")
+    #expect(DriverRepository.nearest(to: postStreet, among: roster, freeAt: now)?.id == "d2")
+    #expect(DriverRepository.nearest(to: postStreet, among: roster, freeAt: later)?.id == "d1")
+    #expect(DriverRepository.nearest(to: billGraham, among: roster, freeAt: now)?.id == "d0")
+    #expect(DriverRepository.nearest(to: postStreet, among: [roster[2]], freeAt: now) == nil)
+    #expect(DriverRepository.nearest(to: postStreet, among: []) == nil)
+  }
+
+  @Test("a placemark is located by its name or thoroughfare when one known place answers to it, not two")
+  func locatedPlaces() {
+    let places = [
+      StoredKnownPlace(name: "300 Post Street", point: postStreet, thoroughfare: "Post Street", locality: "SF"),
+      StoredKnownPlace(name: "Bill Graham", aliases: ["the auditorium"], point: billGraham, locality: "SF"),
+      StoredKnownPlace(name: "Civic Center", aliases: ["The Auditorium"], point: billGraham, locality: "SF"),
+    ]
+    let resolver = PlaceResolver(area: .sanFrancisco, places: places)
+    #expect(resolver.located(.with { $0.name = "300 post street" })?.name == "300 Post Street")
+    #expect(resolver.located(.with { $0.thoroughfare = "BILL GRAHAM" })?.name == "Bill Graham")
+    #expect(resolver.located(.with { $0.name = "the auditorium" }) == nil)
+    #expect(resolver.candidates(for: .with { $0.name = "the auditorium" }).map(\.name) == ["Bill Graham", "Civic Center"])
+    #expect(resolver.located(.with { $0.name = "nowhere" }) == nil)
+    #expect(resolver.located(.with { $0.name = "" }) == nil)
+    let given = Intentmesh_V1_Placemark.with {
+      $0.name = "the auditorium"
+      $0.location = postStreet.location
+    }
+    #expect(resolver.located(given) == given)
+  }
+
   @Test("a fare's distance is written as %.1f writes it; its hour is the calendar's, across DST and odd offsets")
   func fareFormattingAndHours() throws {
     var values: [Double] = [
@@ -68,18 +110,17 @@ struct GeographyAndFareTests {
       0.049_999_999_999_999_996, .leastNonzeroMagnitude, 99_999_999_999_999.95, 1e14, 999_999_999_999_999.9, 1e15,
       1e300, .infinity, -.infinity, .nan,
     ]
-    // Every exact tie below 1,000 km (n + 0.25, n + 0.75 are exact; n.x5 otherwise is not), the
-    // doubles either side of each, and random distances.
-    for whole in stride(from: 0.0, to: 1_000, by: 0.5) {
-      for tie in [whole + 0.25, whole + 0.05, whole + 0.45] {
-        values += [tie, tie.nextUp, tie.nextDown]
-      }
+    // Below 1,000 km: every hundredth (n.x5 is a tie only at n.25 and n.75, the others fall either
+    // side of it; n.x0 × 10 may round up to a whole number, 0.3 × 10 = 3.0), the doubles either side
+    // of each, negated too; and random distances, the same each run.
+    for hundredths in 0..<100_000 {
+      let value = Double(hundredths) / 100
+      values += [value, value.nextUp, value.nextDown, -value]
     }
-    var generator = SystemRandomNumberGenerator()
+    var generator = SplitMix64(seed: 0x1D_2026_1127)
     for _ in 0..<20_000 { values.append(Double.random(in: 0..<500, using: &generator)) }
-    for value in values {
-      #expect(FareCalculator.oneDecimal(value) == String(format: "%.1f", value), "\(value)")
-    }
+    let wrong = values.filter { FareCalculator.oneDecimal($0) != String(format: "%.1f", $0) }
+    #expect(wrong.isEmpty, "\(wrong.prefix(10).map { "\($0): \(FareCalculator.oneDecimal($0))" })")
     for zoneName in ["Europe/Zurich", "America/Los_Angeles", "Asia/Kolkata", "Australia/Lord_Howe", "UTC"] {
       let zone = try #require(TimeZone(identifier: zoneName))
       var calendar = Calendar(identifier: .gregorian)
@@ -94,3 +135,4 @@ struct GeographyAndFareTests {
     }
   }
 }
+

@@ -1,4 +1,5 @@
 import GRPCCore
+import ServiceKit
 
 /// Sends `authorization: Bearer <token>` with every call.
 struct BearerTokenInterceptor: ClientInterceptor {
@@ -7,7 +8,7 @@ struct BearerTokenInterceptor: ClientInterceptor {
   func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingClientRequest<Input>,
     context: ClientContext,
-    next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
+    next: ClientInterceptorNext<Input, Output>
   ) async throws -> StreamingClientResponse<Output> {
     var request = request
     request.metadata.replaceOrAddString("Bearer \(token)", forKey: "authorization")

@@ -30,7 +30,10 @@ package struct DomainService: Sendable {
     self.now = now
   }
 
-  /// Serves until SIGTERM or SIGINT, then drains calls in flight and closes the store.
+  /// Serves until SIGTERM or SIGINT, then drains calls in flight and closes the store. Off the
+  /// caller's actor (`@concurrent`): a service's `main.swift` awaits it from the main actor, and
+  /// opening the store, migrating it and closing it run statements inline.
+  @concurrent
   package func run() async throws {
     // Before the first logger: with tracing on, log lines carry the trace they belong to.
     let traceExport = try TraceExport.bootstrap(

@@ -66,13 +66,10 @@ enum FareCalculator {
   static func oneDecimal(_ value: Double) -> String {
     let magnitude = value.magnitude
     guard value.isFinite, magnitude < 1e14 else { return printfOneDecimal(value) }
-    // ⌊magnitude × 10⌋ exactly: the rounded product may be one off.
+    // ⌊magnitude × 10⌋ exactly: the rounded product may have rounded up to the next whole number
+    // (0.3 × 10 → 3.0), never down past one (a whole number this small is a double itself).
     var tenths = (magnitude * 10).rounded(.down)
-    if fma(magnitude, 10, -tenths) < 0 {
-      tenths -= 1
-    } else if fma(magnitude, 10, -(tenths + 1)) >= 0 {
-      tenths += 1
-    }
+    if fma(magnitude, 10, -tenths) < 0 { tenths -= 1 }
     let pastHalf = fma(magnitude, 10, -(tenths + 0.5))
     if pastHalf > 0 || (pastHalf == 0 && tenths.truncatingRemainder(dividingBy: 2) == 1) { tenths += 1 }
     // Written right to left: the tenth, the point, the whole part, the sign.
@@ -95,7 +92,8 @@ enum FareCalculator {
     }
   }
 
-  /// `value` through C's `%.1f`: for what `oneDecimal` does not work out itself.
+  /// `value` through C's `%.1f`: for what `oneDecimal` does not work out itself. The longest is
+  /// -DBL_MAX's: a sign, 309 digits, ".0" and the terminating NUL.
   private static func printfOneDecimal(_ value: Double) -> String {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 400) { buffer in
       _ = withVaList([value]) { vsnprintf(buffer.baseAddress!, buffer.count, "%.1f", $0) }

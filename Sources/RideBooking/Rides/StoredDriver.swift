@@ -121,12 +121,13 @@ enum DriverRepository {
     for index in drivers.indices {
       if let date, !drivers[index].isFree(at: date) { continue }
       let distance = drivers[index].stable.distanceKilometres(to: pickup)
-      if let chosen = best,
-        distance > chosen.distance || (distance == chosen.distance && drivers[index].id >= drivers[chosen.index].id)
-      {
+      guard let chosen = best else {
+        best = (index, distance)
         continue
       }
-      best = (index, distance)
+      if distance < chosen.distance || (distance == chosen.distance && drivers[index].id < drivers[chosen.index].id) {
+        best = (index, distance)
+      }
     }
     return best.map { drivers[$0.index] }
   }

@@ -10,7 +10,7 @@ package struct TracingClientInterceptor: ClientInterceptor {
   package func intercept<Input: Sendable, Output: Sendable>(
     request: StreamingClientRequest<Input>,
     context: ClientContext,
-    next: @concurrent (StreamingClientRequest<Input>, ClientContext) async throws -> StreamingClientResponse<Output>
+    next: ClientInterceptorNext<Input, Output>
   ) async throws -> StreamingClientResponse<Output> {
     guard TraceExport.isEnabled, let parent = ServiceContext.current, !RPCSpan.untraced(context.descriptor) else {
       return try await next(request, context)
