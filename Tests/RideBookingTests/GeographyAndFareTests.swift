@@ -49,7 +49,7 @@ struct GeographyAndFareTests {
     let morning = RideFixture.start
     let fare = FareCalculator.fare(
       pegasus, kilometres: 2, partySize: 6, at: morning, timeZone: RideFixture.sanFrancisco)
-    #expect(fare.lineItems.map(\.title) == ["Base fare", "Distance (2.0 km)", "4 extra riders", "Booking fee"])
+    #expect(fare.lineItems.map(\.charge.title) == ["Base fare", "Distance (2.0 km)", "4 extra riders", "Booking fee"])
     #expect(fare.totalCents == 900 + 800 + 600 + 150)
     #expect(fare.maximumCents == (2_450 * 6 + 4) / 5)
     #expect(fare.surge == "")
@@ -57,7 +57,7 @@ struct GeographyAndFareTests {
     let surged = FareCalculator.fare(
       pegasus, kilometres: 2, partySize: 1, at: evening, timeZone: RideFixture.sanFrancisco)
     #expect(surged.surge == "1.5x Surge")
-    #expect(surged.lineItems.map(\.title) == ["Base fare", "Distance (2.0 km)", "Surge 1.5x", "Booking fee"])
+    #expect(surged.lineItems.map(\.charge.title) == ["Base fare", "Distance (2.0 km)", "Surge 1.5x", "Booking fee"])
     #expect(surged.totalCents == 900 + 800 + 850 + 150)
   }
 

@@ -89,6 +89,13 @@ struct RequestRideTests {
       #expect(ready.response.code == .ready)
       #expect(ready.response.rideStatus.rideOption.name == "Bicorn")
       #expect(ready.response.rideStatus.rideOption.priceRange.minimumPrice.units > 0)
+      // A quote: where and when, not yet whose ride or which driver.
+      let quote = ready.response.rideStatus
+      #expect(quote.rideIdentifier.isEmpty && quote.phase == .unspecified)
+      #expect(!quote.hasDriver && !quote.hasVehicle && !quote.hasCompletionStatus)
+      #expect(quote.pickupLocation.hasLocation && quote.dropOffLocation.hasLocation)
+      #expect(
+        quote.estimatedPickupDate.seconds > 0 && quote.estimatedDropOffDate.seconds > quote.estimatedPickupDate.seconds)
       let sleepy = try await fixture.confirm(fixture.request, RideFixture.bicornToTheForest, user: "sleepy")
       #expect(sleepy.response.code == .failureRequiringAppLaunchMustVerifyCredentials)
       let stranger = try await fixture.confirm(fixture.request, RideFixture.bicornToTheForest, user: "stranger")

@@ -161,7 +161,27 @@ struct WireVisitor: SwiftProtobuf.Visitor {
     tag(fieldNumber, .endGroup)
   }
 
-  // Repeated (unpacked) fields: Visitor's defaults, one singular field per element.
+  // MARK: Repeated (unpacked) fields
+
+  // One singular field per element, as Visitor's defaults write them; messages and strings walked
+  // in place (the defaults, unspecialized in SwiftProtobuf, copy each element out: every string of
+  // a message retained and released, once for sizing and once for writing). The other kinds are
+  // the defaults'.
+
+  mutating func visitRepeatedMessageField<M: SwiftProtobuf.Message>(value: [M], fieldNumber: Int) throws {
+    try value.withUnsafeBufferPointer { elements in
+      for index in elements.indices { try visitSingularMessageField(value: elements[index], fieldNumber: fieldNumber) }
+    }
+  }
+
+  mutating func visitRepeatedStringField(value: [String], fieldNumber: Int) throws {
+    value.withUnsafeBufferPointer { elements in
+      for index in elements.indices {
+        tag(fieldNumber, .lengthDelimited)
+        lengthDelimited(elements[index])
+      }
+    }
+  }
 
   // MARK: Packed fields
 

@@ -5,8 +5,10 @@ package import SwiftProtobuf
 internal import IntentMeshCore
 
 /// One intent class a domain serves, with its handler's types erased so that dispatch by class name
-/// needs no generics. Made with `IntentRegistration.handler(_:make:)`.
-package struct IntentRegistration: Sendable {
+/// needs no generics. Made with `IntentRegistration.handler(_:make:)`. A class, immutable: every
+/// call looks its registration up, and a copy of a struct of this many closures and strings was a
+/// retain and a release of each.
+package final class IntentRegistration: Sendable {
   package let intentClass: String
   package let payloadType: String
   package let responseType: String
@@ -88,9 +90,10 @@ package struct IntentRegistration: Sendable {
       return declared.first { $0.keyPath == keyPath }?.display(intent)
     }
     self.resolve = { payload, requested, context in
-      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+      // The decoded intent is the one resolved values are written into: no second reference to its
+      // fields' storage, so the first write does not copy every field.
+      var resolved = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
       let chosen = try Self.chosenParameters(declared, requested: requested, intentClass: intentClass)
-      var resolved = intent
       var resolutions: [Intentmesh_V1_ParameterResolution] = []
       var complete = true
       // One handler for all the parameters of a Resolve, as SiriKit resolves an intent's

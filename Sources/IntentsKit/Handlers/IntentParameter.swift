@@ -3,8 +3,10 @@ internal import SwiftProtobuf
 internal import IntentMeshCore
 
 /// One parameter of an intent as a handler declares it: its key path, how it is resolved, and how a
-/// settled value is written back into the intent.
-package struct IntentParameter<Handler: IntentHandler>: Sendable {
+/// settled value is written back into the intent. A class, immutable: dispatch (generic over the
+/// handler, unspecialized) copies each parameter it walks on every call — one retain of a class
+/// against one of each string and closure of a struct.
+package final class IntentParameter<Handler: IntentHandler>: Sendable {
   /// The key path in the intent, e.g. "recipients".
   package let keyPath: String
   package let isArray: Bool
@@ -15,10 +17,25 @@ package struct IntentParameter<Handler: IntentHandler>: Sendable {
   package let label: String
   /// The value's display text in the intent ("Rainbow Savings", "85.00 USD"); empty when absent.
   let display: @Sendable (Handler.Intent) -> String
-  let run:
-    @Sendable (Handler, Handler.Intent, IntentContext) async throws -> (
-      results: [Intentmesh_V1_ResolutionResult], settled: Bool, apply: @Sendable (inout Handler.Intent) -> Void
-    )
+  /// A resolved parameter: its results, whether they settle it, and how its value is written back.
+  typealias Resolution = (
+    results: [Intentmesh_V1_ResolutionResult], settled: Bool, apply: @Sendable (inout Handler.Intent) -> Void
+  )
+  let run: @Sendable (Handler, Handler.Intent, IntentContext) async throws -> Resolution
+
+  private init(
+    keyPath: String, isArray: Bool, valueTypeName: String, prompt: String, label: String,
+    display: @escaping @Sendable (Handler.Intent) -> String,
+    run: @escaping @Sendable (Handler, Handler.Intent, IntentContext) async throws -> Resolution
+  ) {
+    self.keyPath = keyPath
+    self.isArray = isArray
+    self.valueTypeName = valueTypeName
+    self.prompt = prompt
+    self.label = label
+    self.display = display
+    self.run = run
+  }
 
   /// A single-valued parameter. Without `resolve`, a given value is success and no value is not_required.
   package static func value<V: ParameterValue>(

@@ -13,7 +13,7 @@ package struct GeoPoint: Sendable, Equatable, Hashable {
   }
 
   /// The point of a placemark's location; nil when it has none.
-  package init?(_ placemark: Intentmesh_V1_Placemark) {
+  package init?(_ placemark: borrowing Intentmesh_V1_Placemark) {
     guard placemark.hasLocation, placemark.location.latitude != 0 || placemark.location.longitude != 0 else {
       return nil
     }

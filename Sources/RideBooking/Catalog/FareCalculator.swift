@@ -10,14 +10,34 @@ enum FareCalculator {
   static let bookingFeeCents: Int64 = 150
   static let surgeHours = 17...19
 
+  /// What a line of a fare charges for; its title is written only when a quote shows the lines
+  /// (a booking needs the total, not the words).
+  enum Charge: Sendable, Equatable {
+    case base
+    case distance(kilometres: Double)
+    case extraRiders(Int)
+    case surge
+    case bookingFee
+
+    var title: String {
+      switch self {
+      case .base: "Base fare"
+      case .distance(let kilometres): "Distance (\(FareCalculator.oneDecimal(kilometres)) km)"
+      case .extraRiders(let count): "\(count) extra riders"
+      case .surge: "Surge 1.5x"
+      case .bookingFee: "Booking fee"
+      }
+    }
+  }
+
   struct Fare: Sendable, Equatable {
-    var lineItems: [(title: String, cents: Int64)]
+    var lineItems: [(charge: Charge, cents: Int64)]
     var surge: String
     var totalCents: Int64 { lineItems.reduce(0) { $0 + $1.cents } }
     var maximumCents: Int64 { (totalCents * 6 + 4) / 5 }
 
     static func == (lhs: Fare, rhs: Fare) -> Bool {
-      lhs.surge == rhs.surge && lhs.lineItems.map(\.title) == rhs.lineItems.map(\.title)
+      lhs.surge == rhs.surge && lhs.lineItems.map(\.charge) == rhs.lineItems.map(\.charge)
         && lhs.lineItems.map(\.cents) == rhs.lineItems.map(\.cents)
     }
 
@@ -31,7 +51,7 @@ enum FareCalculator {
     var fareLineItems: [RideFareLineItem] {
       lineItems.map { item in
         .with {
-          $0.title = item.title
+          $0.title = item.charge.title
           $0.price = .cents(item.cents)
         }
       }
@@ -44,19 +64,19 @@ enum FareCalculator {
     let distanceCents = Int64((kilometres * Double(offer.centsPerKilometre)).rounded())
     // Labelled as `Fare.lineItems` is (an unlabelled array would be converted element by element),
     // and made with room for every line.
-    var items: [(title: String, cents: Int64)] = []
+    var items: [(charge: Charge, cents: Int64)] = []
     items.reserveCapacity(5)
-    items.append(("Base fare", offer.baseCents))
-    items.append(("Distance (\(oneDecimal(kilometres)) km)", distanceCents))
+    items.append((.base, offer.baseCents))
+    items.append((.distance(kilometres: kilometres), distanceCents))
     if partySize > 2, offer.centsPerExtraRider > 0 {
-      items.append(("\(partySize - 2) extra riders", Int64(partySize - 2) * offer.centsPerExtraRider))
+      items.append((.extraRiders(partySize - 2), Int64(partySize - 2) * offer.centsPerExtraRider))
     }
     let surge = surgeHours.contains(hour(of: date, in: timeZone))
     if surge {
       let subtotal = items.reduce(Int64(0)) { $0 + $1.cents }
-      items.append(("Surge 1.5x", subtotal / 2))
+      items.append((.surge, subtotal / 2))
     }
-    items.append(("Booking fee", bookingFeeCents))
+    items.append((.bookingFee, bookingFeeCents))
     return Fare(lineItems: items, surge: surge ? "1.5x Surge" : "")
   }
 

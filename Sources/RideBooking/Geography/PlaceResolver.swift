@@ -45,7 +45,7 @@ struct PlaceResolver: Sendable {
     let name: String?
     let thoroughfare: String?
 
-    init(_ placemark: Intentmesh_V1_Placemark) {
+    init(_ placemark: borrowing Intentmesh_V1_Placemark) {
       name = placemark.name.isEmpty ? nil : NameMatching.normalized(placemark.name)
       thoroughfare = placemark.thoroughfare.isEmpty ? nil : NameMatching.normalized(placemark.thoroughfare)
     }

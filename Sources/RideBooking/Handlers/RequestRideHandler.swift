@@ -191,14 +191,10 @@ struct RequestRideHandler: IntentHandler {
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
       case .success(let plan):
-        // The ride as it would be booked now, without its identifier or phase yet.
-        var status = RideSchedule(ride: ride(plan, id: "", context: context), driver: plan.driver)
-          .status(at: context.now, offer: plan.offer)
-        status.phase = .unspecified
-        status.clearDriver()
-        status.clearVehicle()
+        // The ride as it would be booked now, without its identifier, phase or driver yet.
         var response = Response(code: .ready)
-        response.rideStatus = status
+        response.rideStatus = RideSchedule(ride: ride(plan, id: "", context: context), driver: plan.driver)
+          .quote(offer: plan.offer)
         return IntentAnswer(response)
       }
     }

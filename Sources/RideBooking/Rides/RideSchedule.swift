@@ -27,8 +27,6 @@ struct RideSchedule: Sendable {
   let completedAt: Date
 
   init(ride: StoredRide, driver: StoredDriver) {
-    self.ride = ride
-    self.driver = driver
     stable = driver.stable
     pickupPoint = GeoPoint(ride.pickup) ?? driver.stable
     dropOffPoint = GeoPoint(ride.dropOff) ?? pickupPoint
@@ -43,6 +41,9 @@ struct RideSchedule: Sendable {
     pickupAt = approachingAt.addingTimeInterval(approach)
     ongoingAt = pickupAt.addingTimeInterval(Self.boardingTime)
     completedAt = ongoingAt.addingTimeInterval(trip)
+    // Stored last: the ride and driver move in, not copied to be read after.
+    self.ride = ride
+    self.driver = driver
   }
 
   /// The moment the ride ended: its completion or its cancellation; nil while it runs at `date`.
@@ -94,26 +95,34 @@ struct RideSchedule: Sendable {
   /// The ride as SiriKit's `INRideStatus` at `date`.
   func status(at date: Date, offer: RideOffer?) -> RideStatus {
     let phase = phase(at: date)
-    return .with {
-      $0.rideIdentifier = ride.id
-      $0.phase = phase
+    var status = quote(offer: offer)
+    status.rideIdentifier = ride.id
+    status.phase = phase
+    status.driver = .with {
+      $0.person = driver.person
+      $0.rating = driver.rating
+      $0.phoneNumber = driver.phoneNumber
+    }
+    status.vehicle = .with {
+      $0.location = vehiclePoint(at: date).location
+      $0.registrationPlate = driver.registrationPlate
+      $0.manufacturer = offer?.manufacturer ?? ""
+      $0.model = offer?.model ?? ""
+    }
+    if phase == .completed { status.completionStatus = completion }
+    return status
+  }
+
+  /// The ride as it would be booked, before it is: its places, times and price, with no
+  /// identifier, phase, driver or vehicle yet (a confirmation's `INRideStatus`).
+  func quote(offer: RideOffer?) -> RideStatus {
+    .with {
       $0.pickupLocation = ride.pickup
       $0.dropOffLocation = ride.dropOff
       $0.estimatedPickupDate = .init(date: pickupAt)
       $0.estimatedPickupEndDate = .init(date: ongoingAt)
       $0.estimatedDropOffDate = .init(date: completedAt)
       if let scheduled = ride.scheduledPickup { $0.scheduledPickupTime = RideTimes.range(scheduled) }
-      $0.driver = .with {
-        $0.person = driver.person
-        $0.rating = driver.rating
-        $0.phoneNumber = driver.phoneNumber
-      }
-      $0.vehicle = .with {
-        $0.location = vehiclePoint(at: date).location
-        $0.registrationPlate = driver.registrationPlate
-        $0.manufacturer = offer?.manufacturer ?? ""
-        $0.model = offer?.model ?? ""
-      }
       $0.rideOption = .with {
         $0.name = offer?.name ?? ride.offerID
         $0.estimatedPickupDate = .init(date: pickupAt)
@@ -123,7 +132,6 @@ struct RideSchedule: Sendable {
         }
         $0.specialPricing = ride.surge
       }
-      if phase == .completed { $0.completionStatus = completion }
     }
   }
 

@@ -10,8 +10,10 @@ package struct AuthenticationInterceptor: ServerInterceptor {
   static let openServices: Set<String> = [
     "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection", "grpc.reflection.v1alpha.ServerReflection",
   ]
-  static let openMethods: Set<String> = [
-    "intentmesh.v1.IntentsExtension/Describe", "intentmesh.gateway.v1.Gateway/ListRoutes",
+  /// Open methods as (service, method): compared as they are, without writing "service/method"
+  /// for every call.
+  static let openMethods: [(service: String, method: String)] = [
+    ("intentmesh.v1.IntentsExtension", "Describe"), ("intentmesh.gateway.v1.Gateway", "ListRoutes"),
   ]
 
   package init(verifier: TokenVerifier) {
@@ -20,7 +22,9 @@ package struct AuthenticationInterceptor: ServerInterceptor {
 
   /// Whether calls of `method` need no token.
   static func isOpen(_ method: MethodDescriptor) -> Bool {
-    openServices.contains(method.service.fullyQualifiedService) || openMethods.contains(method.fullyQualifiedMethod)
+    let service = method.service.fullyQualifiedService
+    return openServices.contains(service)
+      || openMethods.contains { $0.method == method.method && $0.service == service }
   }
 
   package func intercept<Input: Sendable, Output: Sendable>(
