@@ -119,6 +119,26 @@ struct BadCredentialTests {
     }
   }
 
+  @Test("the open methods, exactly: Describe, the route list, health and reflection; not their neighbours")
+  func openMethodList() {
+    func isOpen(_ service: String, _ method: String) -> Bool {
+      AuthenticationInterceptor.isOpen(MethodDescriptor(fullyQualifiedService: service, method: method))
+    }
+    #expect(isOpen("intentmesh.v1.IntentsExtension", "Describe"))
+    #expect(isOpen("intentmesh.gateway.v1.Gateway", "ListRoutes"))
+    #expect(isOpen("grpc.health.v1.Health", "Check") && isOpen("grpc.health.v1.Health", "Watch"))
+    #expect(isOpen("grpc.reflection.v1.ServerReflection", "ServerReflectionInfo"))
+    #expect(isOpen("grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo"))
+    for (service, method) in [
+      ("intentmesh.v1.IntentsExtension", "Resolve"), ("intentmesh.v1.IntentsExtension", "Handle"),
+      ("intentmesh.gateway.v1.Gateway", "Describe"), ("intentmesh.v1.IntentsExtension", "ListRoutes"),
+      ("intentmesh.v1", "IntentsExtension/Describe"), ("intentmesh.v1.IntentsExtension/Describe", ""),
+      ("", "intentmesh.v1.IntentsExtension/Describe"), ("intentmesh.v1.intentsextension", "Describe"),
+    ] {
+      #expect(!isOpen(service, method), "\(service) \(method)")
+    }
+  }
+
   @Test("Describe, health and the route list answer without a token; a good token is accepted")
   func openMethods() async throws {
     try await Harness.run { harness in

@@ -61,6 +61,62 @@ struct GeographyAndFareTests {
     #expect(surged.totalCents == 900 + 800 + 850 + 150)
   }
 
+  @Test("a fare's lines on the wire: the titles and prices of its charges, in order")
+  func fareLines() {
+    let pegasus = RideOffer.catalog[2]
+    let evening = RideFixture.start.addingTimeInterval(9 * 3600)  // 18:00 in San Francisco
+    let fare = FareCalculator.fare(
+      pegasus, kilometres: 2.25, partySize: 4, at: evening, timeZone: RideFixture.sanFrancisco)
+    let lines = fare.fareLineItems
+    #expect(lines.map(\.title) == ["Base fare", "Distance (2.2 km)", "2 extra riders", "Surge 1.5x", "Booking fee"])
+    #expect(lines.map(\.price.cents) == fare.lineItems.map { $0.cents as Int64? })
+    #expect(lines.allSatisfy { $0.price.currencyCode == "USD" })
+  }
+
+  /// A ride booked at `start` with the two places, scheduled or not, cancelled or not.
+  func ride(scheduled: Date? = nil, canceledAt: Date? = nil) -> StoredRide {
+    StoredRide(
+      id: "ride-1", userID: "diana", offerID: "pegasus", partySize: 2,
+      pickup: .with {
+        $0.name = "300 Post Street"
+        $0.location = postStreet.location
+      },
+      dropOff: .with {
+        $0.name = "Bill Graham"
+        $0.location = billGraham.location
+      },
+      bookedAt: RideFixture.start, scheduledPickup: scheduled, driverID: "d1", fareCents: 3_166,
+      maximumFareCents: 3_800, surge: "1.5x Surge", canceledAt: canceledAt)
+  }
+
+  @Test("a confirmation's quote is the ride's status without its identifier, phase, driver, vehicle or completion")
+  func quoteIsStatusWithoutTheRide() throws {
+    let driver = StoredDriver(
+      id: "d1", givenName: "Ada", familyName: "Unicorn", rating: "4.9", phoneNumber: "+14155550100",
+      registrationPlate: "UNI 1", stable: billGraham)
+    let pegasus = RideOffer.catalog[2]
+    let start = RideFixture.start
+    let rides = [
+      ride(), ride(scheduled: start.addingTimeInterval(3_600)), ride(canceledAt: start.addingTimeInterval(30)),
+    ]
+    for stored in rides {
+      let schedule = RideSchedule(ride: stored, driver: driver)
+      for date in [start, schedule.pickupAt, schedule.completedAt.addingTimeInterval(60)] {
+        var status = schedule.status(at: date, offer: pegasus)
+        #expect(status.rideIdentifier == "ride-1" && status.hasDriver && status.hasVehicle)
+        status.rideIdentifier = ""
+        status.phase = .unspecified
+        status.clearDriver()
+        status.clearVehicle()
+        status.clearCompletionStatus()
+        let quote = schedule.quote(offer: pegasus)
+        #expect(quote == status)
+        #expect(try quote.serializedBytes() as [UInt8] == status.serializedBytes())
+      }
+      #expect(schedule.quote(offer: pegasus).hasScheduledPickupTime == (stored.scheduledPickup != nil))
+    }
+  }
+
   @Test("the nearest free driver: equal distances go to the lower id, held drivers are skipped, none free is nil")
   func nearestDriver() {
     func driver(_ id: String, _ stable: GeoPoint, heldUntil: Date = .distantPast) -> StoredDriver {

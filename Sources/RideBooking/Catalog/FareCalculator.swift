@@ -10,8 +10,8 @@ enum FareCalculator {
   static let bookingFeeCents: Int64 = 150
   static let surgeHours = 17...19
 
-  /// What a line of a fare charges for; its title is written only when a quote shows the lines
-  /// (a booking needs the total, not the words).
+  /// What a line of a fare charges for; its title is written only when the lines are shown (the
+  /// ride options' `fareLineItems`) — a booking needs the total, not the words.
   enum Charge: Sendable, Equatable {
     case base
     case distance(kilometres: Double)

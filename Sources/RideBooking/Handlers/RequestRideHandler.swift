@@ -191,7 +191,7 @@ struct RequestRideHandler: IntentHandler {
       switch try await makePlan(intent: intent, context: context, database: database) {
       case .failure(let refusal): return refusal.answer
       case .success(let plan):
-        // The ride as it would be booked now, without its identifier, phase or driver yet.
+        // The ride as it would be booked now, without its identifier, phase, driver or vehicle yet.
         var response = Response(code: .ready)
         response.rideStatus = RideSchedule(ride: ride(plan, id: "", context: context), driver: plan.driver)
           .quote(offer: plan.offer)
