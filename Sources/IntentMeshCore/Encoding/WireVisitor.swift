@@ -175,11 +175,8 @@ struct WireVisitor: SwiftProtobuf.Visitor {
   }
 
   mutating func visitRepeatedStringField(value: [String], fieldNumber: Int) throws {
-    value.withUnsafeBufferPointer { elements in
-      for index in elements.indices {
-        tag(fieldNumber, .lengthDelimited)
-        lengthDelimited(elements[index])
-      }
+    try value.withUnsafeBufferPointer { elements in
+      for index in elements.indices { try visitSingularStringField(value: elements[index], fieldNumber: fieldNumber) }
     }
   }
 

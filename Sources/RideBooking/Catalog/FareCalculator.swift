@@ -12,7 +12,7 @@ enum FareCalculator {
 
   /// What a line of a fare charges for; its title is written only when the lines are shown (the
   /// ride options' `fareLineItems`) — a booking needs the total, not the words.
-  enum Charge: Sendable, Equatable {
+  enum Charge: Sendable {
     case base
     case distance(kilometres: Double)
     case extraRiders(Int)
@@ -30,16 +30,11 @@ enum FareCalculator {
     }
   }
 
-  struct Fare: Sendable, Equatable {
+  struct Fare: Sendable {
     var lineItems: [(charge: Charge, cents: Int64)]
     var surge: String
     var totalCents: Int64 { lineItems.reduce(0) { $0 + $1.cents } }
     var maximumCents: Int64 { (totalCents * 6 + 4) / 5 }
-
-    static func == (lhs: Fare, rhs: Fare) -> Bool {
-      lhs.surge == rhs.surge && lhs.lineItems.map(\.charge) == rhs.lineItems.map(\.charge)
-        && lhs.lineItems.map(\.cents) == rhs.lineItems.map(\.cents)
-    }
 
     var priceRange: PriceRange {
       .with {
