@@ -225,7 +225,7 @@ let package = Package(
       name: "IntentsKitTesting",
       dependencies: [
         "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentMeshProtos", grpcCore, grpcInProcess,
-        logging,
+        grpcProtobuf, logging,
         swiftProtobuf, crypto, x509,
         .product(name: "SwiftASN1", package: "swift-asn1"),
       ],

@@ -2,7 +2,7 @@
 // one), lists the apps and intents the gateway routes (Gateway.ListRoutes), builds the intent from
 // the form, and hands it to a Conversation (conversation.js).
 
-import { callUnary, ConnectError, developmentToken } from "./connect.js";
+import { callUnary, ConnectError, developmentSecret, developmentToken } from "./connect.js";
 import { Conversation } from "./conversation.js";
 import { element } from "./layout.js";
 import { emptyPayload, inputHint, valueFromText, withParameter } from "./payload.js";
@@ -63,6 +63,11 @@ function clearError() {
 }
 
 // Signing in.
+
+// The address `intentmesh up` printed carries this run's secret for development tokens: kept now,
+// before anything else reads the address; and again when it is pasted into this tab.
+developmentSecret();
+window.addEventListener("hashchange", () => developmentSecret());
 
 /** The subject and expiry a JWT claims, read without checking it (the gateway checks it); null if it is no JWT. */
 function claimsOf(token) {

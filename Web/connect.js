@@ -107,9 +107,28 @@ export async function* callServerStream(method, request, { token, signal } = {})
   }
 }
 
-/** A development token for `user` from the gateway's `POST /dev/token` (only on a loopback gateway). */
+const DEV_SECRET_KEY = "intentmesh.devSecret";
+
+/**
+ * The secret of this run's development tokens: `intentmesh up` prints it in the web app's address
+ * (`…/#dev=<secret>`, a fragment the browser never sends). Taken from the address once, kept for
+ * this origin, and removed from the address bar.
+ */
+export function developmentSecret() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("dev");
+  if (given) {
+    localStorage.setItem(DEV_SECRET_KEY, given);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  return localStorage.getItem(DEV_SECRET_KEY) ?? "";
+}
+
+/** A development token for `user` from the gateway's `POST /dev/token` (only on a loopback gateway, with the secret). */
 export async function developmentToken(user) {
-  const response = await post("/dev/token", { headers: headers("application/json"), body: JSON.stringify({ user }) });
+  const all = headers("application/json");
+  const secret = developmentSecret();
+  if (secret) all["x-intentmesh-dev-secret"] = secret;
+  const response = await post("/dev/token", { headers: all, body: JSON.stringify({ user }) });
   if (!response.ok) throw await errorOf(response);
   return (await response.json()).token;
 }

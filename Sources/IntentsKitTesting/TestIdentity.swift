@@ -1,6 +1,7 @@
 package import Foundation
 package import GRPCCore
 internal import IntentMeshProtos
+internal import IntentMeshCore
 internal import Logging
 package import ServiceKit
 internal import Synchronization
@@ -29,14 +30,15 @@ package enum TestIdentity {
   /// Flags that point an executable under test at this JWKS.
   package static var serviceArguments: [String] { ["--jwks", jwksPath] }
 
-  private static let tokens = Mutex<[String: String]>([:])
+  /// By user, byte for byte (`UserKey`): canonically equivalent ids are two users with two tokens.
+  private static let tokens = Mutex<[UserKey: String]>([:])
 
   /// A valid token of `user`, the same one for the whole run (so servers verify it once).
   package static func token(for user: String) -> String {
-    if let known = tokens.withLock({ $0[user] }) { return known }
+    if let known = tokens.withLock({ $0[UserKey(user)] }) { return known }
     do {
       let minted = try issuer.token(subject: user, ttl: .seconds(6 * 3600))
-      tokens.withLock { $0[user] = minted }
+      tokens.withLock { $0[UserKey(user)] = minted }
       return minted
     } catch {
       fatalError("cannot sign a test token: \(error)")

@@ -47,6 +47,16 @@ extension PaymentAccount: ParameterValue {
     let parts = [organizationName.spokenPhrase, accountType == .unspecified ? "" : EnumCaseName.of(accountType)]
     return parts.filter { !$0.isEmpty }.joined(separator: " ")
   }
+
+  /// The account the user agreed to — nickname, number, type, bank — without its balances, which
+  /// move whenever money moves in or out while the user is asked (a yes stays a yes).
+  var agreedForm: Self {
+    guard hasBalance || hasSecondaryBalance else { return self }
+    var agreed = self
+    agreed.clearBalance()
+    agreed.clearSecondaryBalance()
+    return agreed
+  }
 }
 
 extension PaymentAmount: ParameterValue {

@@ -184,7 +184,7 @@ struct ConnectProtocolTests {
 
   @Test("development tokens: for a valid user name only, signed by the local identity")
   func devTokens() throws {
-    let tokens = DevTokens(issuer: TestIdentity.issuer)
+    let tokens = DevTokens(issuer: TestIdentity.issuer, secret: "s3cret-of-this-run-0123456789abcdef")
     let (status, json) = tokens.answer(Array(#"{"user":"diana"}"#.utf8))
     #expect(status == 200)
     let token = try #require(json["token"]?.stringValue)
@@ -211,6 +211,47 @@ struct ConnectProtocolTests {
     #expect(!DevTokens.isFromThisMachine(request([("host", "127.0.0.1"), ("origin", "https://evil.example")])))
     #expect(!DevTokens.isFromThisMachine(request([("host", "127.0.0.1"), ("x-forwarded-for", "203.0.113.9")])))
     #expect(!DevTokens.isFromThisMachine(request([("host", "127.0.0.1.evil.example")])))
+  }
+
+  @Test(
+    "development tokens only with this run's secret: a forwarded request (loopback Host, no Origin, no proxy headers) without it, with another run's or with a prefix of it is refused"
+  )
+  func devTokenSecret() throws {
+    let secret = DevTokenSecret.make()
+    let tokens = DevTokens(issuer: TestIdentity.issuer, secret: secret)
+    func request(_ headers: [(String, String)]) -> WebRequest {
+      WebRequest(method: "POST", uri: "/dev/token", headers: [("host", "127.0.0.1:50060")] + headers)
+    }
+    // What `ssh -L`, socat, kubectl port-forward or nginx's proxy_pass to 127.0.0.1 deliver: no
+    // Origin, no forwarding header, a loopback Host. Only the secret tells the starter's page.
+    #expect(DevTokens.isFromThisMachine(request([])))
+    #expect(!tokens.admits(request([])))
+    #expect(!tokens.admits(request([(DevTokenSecret.header, DevTokenSecret.make())])), "another run's secret")
+    #expect(!tokens.admits(request([(DevTokenSecret.header, String(secret.dropLast()))])), "a prefix")
+    #expect(!tokens.admits(request([(DevTokenSecret.header, "")])))
+    #expect(tokens.admits(request([(DevTokenSecret.header, secret)])))
+    #expect(tokens.admits(request([(DevTokenSecret.header, secret), ("origin", "http://127.0.0.1:50060")])))
+    #expect(!tokens.admits(request([(DevTokenSecret.header, secret), ("x-forwarded-for", "203.0.113.9")])))
+    #expect(secret.utf8.count == 43)
+    #expect(
+      DevTokenSecret.webAddress("http://127.0.0.1:50060/", secret: secret) == "http://127.0.0.1:50060/#dev=\(secret)")
+  }
+
+  @Test("the secret file: made 0600 in a 0700 folder, renewed whole by each run, refused when it holds no secret")
+  func devTokenSecretFile() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dev-secret-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let first = try DevTokenSecret.loadOrCreate(in: folder)
+    #expect(try DevTokenSecret.loadOrCreate(in: folder) == first)
+    let file = folder.appendingPathComponent(DevTokenSecret.fileName).path
+    #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
+    #expect((try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int) == 0o700)
+    let renewed = try DevTokenSecret.renew(in: folder)
+    #expect(renewed != first)
+    #expect(try DevTokenSecret.loadOrCreate(in: folder) == renewed)
+    #expect((try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int) == 0o600)
+    try Data("short\n".utf8).write(to: URL(fileURLWithPath: file))
+    #expect(throws: (any Error).self) { try DevTokenSecret.loadOrCreate(in: folder) }
   }
 
   @Test("upstream metadata never sets CORS, cookies or security headers; gRPC-Web errors carry their details")

@@ -1,6 +1,7 @@
 @testable import IntentsKit
 import Foundation
 import GRPCCore
+import IntentsKitTesting
 @testable import Gateway
 import IntentMeshProtos
 @testable import Messaging
@@ -125,6 +126,110 @@ struct ConversationTests {
       #expect(failed.stage == .failed)
       #expect(failed.response.codeName == "failureRequiringAppLaunch")
       #expect(failed.response.userActivity.userInfo["error"] == "signedOut")
+    }
+  }
+
+  /// Diana's UnicornChat message to Celestra, asked for her yes: the turn and its token.
+  static func askToMessageCelestra(_ harness: Harness, saying content: String) async throws
+    -> Intentmesh_Gateway_V1_InteractResponse
+  {
+    let turn = try await harness.gatewayClient.interact(
+      .with {
+        $0.context = Harness.context
+        $0.intent = try Harness.intent(
+          "INSendMessageIntent", app: "UnicornChat",
+          payload: SendMessageIntent.with {
+            $0.recipients = [.with { $0.displayName = "Celestra" }]
+            $0.content = content
+          })
+      })
+    #expect(turn.stage == .needsConfirmation)
+    #expect(!turn.confirmationToken.isEmpty)
+    #expect(turn.changedParameters.isEmpty)
+    return turn
+  }
+
+  @Test(
+    "a write between the question and the yes that touches nothing agreed (Scott's message lands in Diana's inbox): the yes sends"
+  )
+  func unrelatedWriteKeepsTheYes() async throws {
+    try await Harness.run { harness in
+      let asked = try await Self.askToMessageCelestra(harness, saying: "Rainbow polish at noon")
+      var scott = Harness.context
+      scott.userID = "scott"
+      let scottsMessage = try await harness.extensionClient.confirmAndHandle(
+        .with {
+          $0.context = scott
+          $0.intent = try Harness.intent(
+            "INSendMessageIntent", identifier: "scott-to-diana",
+            payload: SendMessageIntent.with {
+              $0.recipients = [.with { $0.displayName = "Diana Huang" }]
+              $0.content = "See you at the meadow"
+            })
+        })
+      #expect(scottsMessage.response.codeName == "success")
+      let done = try await harness.gatewayClient.interact(
+        .with {
+          $0.context = Harness.context; $0.intent = asked.intent; $0.userConfirmed = true
+          $0.confirmationToken = asked.confirmationToken
+        })
+      #expect(done.stage == .done)
+      #expect(done.response.codeName == "success")
+      #expect(done.changedParameters.isEmpty)
+    }
+  }
+
+  @Test(
+    "an agreed value changed before the yes (the content edited): Interact asks again naming it, with a new token; that yes sends the new content once"
+  )
+  func changedValueIsAskedAgain() async throws {
+    try await Harness.run { harness in
+      let asked = try await Self.askToMessageCelestra(harness, saying: "Rainbow polish at noon")
+      let edited = try Self.edit(asked.intent) { $0.content = "Rainbow polish at one" }
+      let again = try await harness.gatewayClient.interact(
+        .with {
+          $0.context = Harness.context; $0.intent = edited; $0.userConfirmed = true
+          $0.confirmationToken = asked.confirmationToken
+        })
+      #expect(again.stage == .needsConfirmation)
+      #expect(again.changedParameters == ["content"])
+      #expect(again.prompt == "The content changed since you said yes. Ready to send it?")
+      #expect(!again.confirmationToken.isEmpty)
+      #expect(again.confirmationToken != asked.confirmationToken)
+      #expect(again.interaction.intentHandlingStatus == .userConfirmationRequired)
+      #expect(try SendMessageIntent(unpackingAny: again.intent.payload).content == "Rainbow polish at one")
+      // Nothing was sent by the refused yes; the new yes sends the new content.
+      let done = try await harness.gatewayClient.interact(
+        .with {
+          $0.context = Harness.context; $0.intent = again.intent; $0.userConfirmed = true
+          $0.confirmationToken = again.confirmationToken
+        })
+      #expect(done.stage == .done)
+      let sent = try SendMessageIntentResponse(unpackingAny: done.response.payload)
+      #expect(sent.sentMessages.map(\.content) == ["Rainbow polish at one"])
+    }
+  }
+
+  @Test(
+    "a yes with a token that is not one (forged) is asked again without naming a change; a direct Handle with it is FAILED_PRECONDITION"
+  )
+  func forgedTokenIsAskedAgain() async throws {
+    try await Harness.run { harness in
+      let asked = try await Self.askToMessageCelestra(harness, saying: "hello")
+      let again = try await harness.gatewayClient.interact(
+        .with {
+          $0.context = Harness.context; $0.intent = asked.intent; $0.userConfirmed = true
+          $0.confirmationToken = "not-a-token"
+        })
+      #expect(again.stage == .needsConfirmation)
+      #expect(again.changedParameters.isEmpty)
+      #expect(again.prompt == "Ready to send it?")
+      await #expect(throws: RPCError.self) {
+        _ = try await harness.extensionClient.handle(
+          .with {
+            $0.context = Harness.context; $0.intent = asked.intent; $0.confirmationToken = "not-a-token"
+          })
+      }
     }
   }
 }

@@ -61,4 +61,25 @@ struct JWKSURLTests {
     #expect(try KeySetSource(parsing: "https://sso.example.com/certs") == .url("https://sso.example.com/certs"))
     #expect(try KeySetSource(parsing: "/etc/intentmesh/jwks.json") == .file("/etc/intentmesh/jwks.json"))
   }
+
+  @Test(
+    "the host is the URL parser's: user info that hides another host, another port's host or a loopback-looking name are refused",
+    arguments: [
+      "http://localhost:80@evil.example/jwks.json", "http://127.0.0.1@evil.example/jwks.json",
+      "http://localhost.evil.example/jwks.json", "http://127.0.0.1.nip.io/jwks.json",
+      "https://user:pass@sso.example.com/certs", "http:///jwks.json", "HTTP://evil.example/jwks.json",
+      "http://[::2]/jwks.json",
+    ])
+  func hostileLocations(_ text: String) {
+    #expect(throws: KeySetError.self, "\(text)") { try KeySetSource(parsing: text) }
+  }
+
+  @Test(
+    "plain http to a loopback host, with a port and a path, by name, address or IPv6 literal",
+    arguments: [
+      "http://127.0.0.1:8080/jwks.json", "http://localhost/jwks.json", "http://[::1]:9/x", "HTTP://LOCALHOST/jwks",
+    ])
+  func loopbackLocations(_ text: String) throws {
+    #expect(try KeySetSource(parsing: text) == .url(text))
+  }
 }

@@ -69,7 +69,7 @@ struct ConfirmationTokenTests {
       forged[forged.count - 2] = forged[forged.count - 2] == "A" ? "B" : "A"
       let cases: [(String, Intentmesh_V1_Intent, String, String, String)] = [
         ("no token", payment, "", "diana", "call Confirm"),
-        ("another amount", otherAmount, yes, "diana", "another intent"),
+        ("another amount", otherAmount, yes, "diana", "currencyAmount changed since the user's yes"),
         ("another identifier", otherIdentifier, yes, "diana", "another intent"),
         ("Diana's yes sent by Ezra", payment, yes, "ezra", "another user"),
         ("forged", payment, String(forged), "diana", "another user"),
@@ -110,41 +110,106 @@ struct ConfirmationTokenTests {
     let second = try await store.write { try await ConfirmationKey.loadOrCreate(in: $0) }
     try await store.close()
     let binding = ConfirmationTokens.Binding(
-      userID: "diana", intentClass: "INSendPaymentIntent", identifier: "pay-1", payloadTypeURL: "t", payload: Data([1]))
+      userID: "diana", intentClass: "INSendPaymentIntent", identifier: "pay-1", payloadTypeURL: "t",
+      agreed: Self.agreed(["payee": [1], "currencyAmount": [2]], whole: [3]))
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let token = ConfirmationTokens(key: first).issue(for: binding, now: now)
     #expect(ConfirmationTokens(key: second).problem(with: token, for: binding, now: now) == nil)
     #expect(
       ConfirmationTokens(key: second).problem(
-        with: token, for: binding, now: now.addingTimeInterval(ConfirmationTokens.lifetime + 1))?.contains("expired")
-        == true)
+        with: token, for: binding, now: now.addingTimeInterval(ConfirmationTokens.lifetime + 1)) == .expired)
     var changed = binding
-    changed.payload = Data([2])
-    #expect(ConfirmationTokens(key: second).problem(with: token, for: changed, now: now) != nil)
+    changed.agreed = Self.agreed(["payee": [1], "currencyAmount": [9]], whole: [3])
+    #expect(
+      ConfirmationTokens(key: second).problem(with: token, for: changed, now: now)
+        == .changed(parameters: ["currencyAmount"]))
+  }
+
+  /// Agreed values of parameters in the order given (by name), and the whole intent's bytes.
+  static func agreed(_ parts: KeyValuePairs<String, [UInt8]>, whole: [UInt8]) -> AgreedValues {
+    AgreedValues(parameters: parts.map { AgreedValues.Part(name: $0.key, bytes: $0.value) }, whole: whole)
   }
 
   @Test(
-    "a token is its version, its expiry and HMAC-SHA256 over the length-prefixed binding (replicas of other versions agree)"
+    "each agreed part is checked on its own: changed parameters are named, undeclared fields alone say so, and another user, class, identifier, declaration or key is another intent"
+  )
+  func parts() throws {
+    let tokens = ConfirmationTokens(key: SymmetricKey(size: .bits256))
+    let binding = ConfirmationTokens.Binding(
+      userID: "diana", intentClass: "INTransferMoneyIntent", identifier: "t-1", payloadTypeURL: "t",
+      agreed: Self.agreed(["fromAccount": [1], "toAccount": [2], "transactionAmount": [3]], whole: [4]))
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+    let token = tokens.issue(for: binding, now: now)
+    func problem(_ change: (inout ConfirmationTokens.Binding) -> Void) -> ConfirmationTokens.Problem? {
+      var changed = binding
+      change(&changed)
+      return tokens.problem(with: token, for: changed, now: now)
+    }
+    #expect(problem { _ in } == nil)
+    #expect(
+      problem {
+        $0.agreed = Self.agreed(["fromAccount": [9], "toAccount": [2], "transactionAmount": [9]], whole: [9])
+      } == .changed(parameters: ["fromAccount", "transactionAmount"]))
+    #expect(
+      problem { $0.agreed = Self.agreed(["fromAccount": [1], "toAccount": [2], "transactionAmount": [3]], whole: [5]) }
+        == .changed(parameters: []))
+    // Bytes that move between parts are not the same parts.
+    #expect(
+      problem {
+        $0.agreed = Self.agreed(["fromAccount": [], "toAccount": [1, 2], "transactionAmount": [3]], whole: [4])
+      }
+        == .changed(parameters: ["fromAccount", "toAccount"]))
+    #expect(problem { $0.userID = "ezra" } == .otherIntent)
+    #expect(problem { $0.intentClass = "INSendPaymentIntent" } == .otherIntent)
+    #expect(problem { $0.identifier = "t-2" } == .otherIntent)
+    #expect(problem { $0.payloadTypeURL = "u" } == .otherIntent)
+    #expect(
+      problem { $0.agreed = Self.agreed(["fromAccount": [1], "toAccount": [2]], whole: [4]) } == .otherIntent)
+    let elsewhere = ConfirmationTokens(key: SymmetricKey(size: .bits256))
+    #expect(elsewhere.problem(with: token, for: binding, now: now) == .otherIntent)
+    // Truncated, padded, of another version, or empty.
+    var bytes = try #require(Base64URL.decoded(token))
+    #expect(tokens.problem(with: Base64URL.encoded(bytes.dropLast()), for: binding, now: now) == .notIssued)
+    #expect(tokens.problem(with: Base64URL.encoded(bytes + [0]), for: binding, now: now) == .notIssued)
+    bytes[0] = 1
+    #expect(tokens.problem(with: Base64URL.encoded(bytes), for: binding, now: now) == .notIssued)
+    #expect(tokens.problem(with: "", for: binding, now: now) == .missing)
+  }
+
+  @Test(
+    "a token is its version, its expiry, a tag per agreed part and HMAC-SHA256 over the length-prefixed binding (replicas of other versions agree)"
   )
   func tokenBytes() throws {
     let key = SymmetricKey(data: Data((0..<32).map { UInt8($0) }))
     let binding = ConfirmationTokens.Binding(
       userID: "diana", intentClass: "INSendPaymentIntent", identifier: "pay-7",
-      payloadTypeURL: "type.googleapis.com/intentmesh.payments.v1.SendPaymentIntent", payload: Data([8, 1, 0xff]))
+      payloadTypeURL: "type.googleapis.com/intentmesh.payments.v1.SendPaymentIntent",
+      agreed: Self.agreed(["payee": [8, 1], "currencyAmount": [0xff]], whole: [8, 1, 0xff]))
     let now = Date(timeIntervalSince1970: 1_800_000_000)
     let bytes = try #require(Base64URL.decoded(ConfirmationTokens(key: key).issue(for: binding, now: now)))
     let expires = UInt64((now.timeIntervalSince1970 + ConfirmationTokens.lifetime) * 1000)
-    var message = Data("intentmesh-confirmation-v1".utf8)
+    func lengthPrefixed(_ field: Data) -> Data {
+      Data(withUnsafeBytes(of: UInt32(field.count).bigEndian) { Array($0) }) + field
+    }
+    var tags = Data()
+    for (name, part) in [("payee", Data([8, 1])), ("currencyAmount", Data([0xff])), ("", Data([8, 1, 0xff]))] {
+      var message = Data("intentmesh-confirmation-v2-part".utf8)
+      for field in [Data("diana".utf8), Data("pay-7".utf8), Data(name.utf8), part] { message += lengthPrefixed(field) }
+      tags += Data(HMAC<SHA256>.authenticationCode(for: message, using: key)).prefix(16)
+    }
+    var message = Data("intentmesh-confirmation-v2".utf8)
     for field in [
       Data("diana".utf8), Data("INSendPaymentIntent".utf8), Data("pay-7".utf8),
-      Data("type.googleapis.com/intentmesh.payments.v1.SendPaymentIntent".utf8), Data([8, 1, 0xff]),
+      Data("type.googleapis.com/intentmesh.payments.v1.SendPaymentIntent".utf8),
     ] {
-      message.append(contentsOf: withUnsafeBytes(of: UInt32(field.count).bigEndian) { Array($0) })
-      message.append(field)
+      message += lengthPrefixed(field)
     }
     message.append(contentsOf: withUnsafeBytes(of: expires.bigEndian) { Array($0) })
+    message += lengthPrefixed(tags)
     var expected = Data([ConfirmationTokens.version])
     expected.append(contentsOf: withUnsafeBytes(of: expires.bigEndian) { Array($0) })
+    expected.append(contentsOf: [0, 3])
+    expected += tags
     expected.append(contentsOf: Array(HMAC<SHA256>.authenticationCode(for: message, using: key)))
     #expect(Data(bytes) == expected)
   }

@@ -42,11 +42,16 @@ def binary_directory():
 
 
 class Stack:
-    """A running `intentmesh up`: the web app's URL and the log."""
+    """A running `intentmesh up`: the web app's URL as it printed it (with this run's secret for
+    development tokens in its fragment, `#dev=…`), the URL without it, and the log."""
 
     def __init__(self, web_url, log_path):
         self.web_url = web_url
         self.log_path = log_path
+
+    @property
+    def base_url(self):
+        return self.web_url.split("#", 1)[0] if self.web_url else None
 
     def log(self):
         with open(self.log_path, encoding="utf-8", errors="replace") as log:

@@ -194,11 +194,35 @@ def test_a_bad_token_shows_unauthenticated(app):
     assert app.console_errors(expected_statuses=(401,)) == []
 
 
+def test_sign_in_needs_the_address_intentmesh_up_printed(browser, stack):
+    """The page opened at the bare address (as anyone reaching the port through a forwarder would)
+    gets no development token; the printed address's secret leaves the address bar once kept."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        page = context.new_page()
+        page.goto(stack.base_url)
+        page.wait_for_selector("#intent-form[data-ready=true]", timeout=STEP_TIMEOUT_MS)
+        page.fill("#sign-in-user", "diana")
+        page.click("#sign-in")
+        expect(page.locator("#error")).to_be_visible()
+        expect(page.locator("#error")).to_contain_text("the address `intentmesh up` printed")
+        expect(page.locator("#signed-in-as")).to_have_text("Not signed in")
+        # The printed address: signed in, and the secret is no longer in the address bar.
+        page.goto(stack.web_url)
+        page.wait_for_selector("#intent-form[data-ready=true]", timeout=STEP_TIMEOUT_MS)
+        assert "#dev=" not in page.url
+        page.fill("#sign-in-user", "diana")
+        page.click("#sign-in")
+        page.wait_for_selector('#signed-in-as[data-user="diana"]', timeout=STEP_TIMEOUT_MS)
+    finally:
+        context.close()
+
+
 def test_the_page_keeps_its_content_security_policy_without_console_errors(app, stack):
     page = app.page
     # The page and its modules come with the policy; the markup has no inline script or style.
     for name in ("", "app.js", "style.css"):
-        with urllib.request.urlopen(stack.web_url + name, timeout=10) as answer:
+        with urllib.request.urlopen(stack.base_url + name, timeout=10) as answer:
             assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, name
             assert answer.headers["x-content-type-options"] == "nosniff"
     html = page.evaluate("fetch('/').then((answer) => answer.text())")

@@ -3,6 +3,8 @@ as every IntentMesh service decides it. `RequestContext.user_id` is at most a cr
 import json
 import threading
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 import jwt
@@ -12,41 +14,108 @@ from .errors import permission_denied, unauthenticated
 #: The algorithms a token may be signed with: asymmetric only (no `none`, no HMAC with a public key).
 ALGORITHMS = ["ES256", "ES384", "RS256", "RS384", "RS512", "PS256", "EdDSA"]
 
+#: The largest JWKS document read: real ones are a few KiB (as the Swift services).
+MAXIMUM_JWKS_BYTES = 1 << 20
+
+#: The hosts a JWKS may be fetched from over plain http.
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+def jwks_source(text):
+    """Where the JWKS comes from, as the Swift services read it: ("url", text) for an https URL, or
+    plain http to a loopback host; ("file", text) for anything else. The host is what a URL parser
+    makes of it (`http://localhost:80@evil.example/` is evil.example's), and a URL carrying user
+    info is refused outright. ValueError says why a source is refused."""
+    if text.lower().startswith(("https://", "http://")):
+        parts = urllib.parse.urlsplit(text)
+        if "@" in parts.netloc:
+            raise ValueError(f"a JWKS URL must not carry user info: {text}")
+        host = parts.hostname or ""
+        if not host:
+            raise ValueError(f"a JWKS URL must name a host: {text}")
+        if parts.scheme.lower() == "http" and host not in LOOPBACK_HOSTS:
+            raise ValueError(f"a JWKS URL must be https (plain http only to loopback): {text}")
+        return ("url", text)
+    if not text:
+        raise ValueError("the JWKS location is empty")
+    return ("file", text)
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an error: one could lead from https to http, or to another host."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        raise urllib.error.HTTPError(
+            req.full_url, code, f"the JWKS URL redirects to {newurl}; redirects are not followed", headers, fp)
+
+
+_OPENER = urllib.request.build_opener(_NoRedirects)
+
 
 class KeySet:
-    """The JWKS from a file or an https URL, read again every `refresh_seconds` and when a token
-    names a key it does not hold (at most once every 10 s)."""
+    """The JWKS from a file or an https URL (`jwks_source`), read again every `refresh_seconds` and
+    when a token names a key it does not hold (at most once every 10 s). Keys without a `kid`, not
+    for signing, or of a type this verifier cannot use are skipped. `generation` moves whenever a
+    reload brings other keys: what the old set vouched for is void."""
 
     def __init__(self, source, refresh_seconds=600, clock=time.monotonic):
-        self._source = source
+        self._kind, self._source = jwks_source(source)
         self._refresh_seconds = refresh_seconds
         self._clock = clock
         self._lock = threading.Lock()
         self._keys = {}
+        self._document = None
+        self.generation = 0
         self._loaded_at = None
         self._last_miss_reload = -1e9
-        self.reload()
+        self.last_error = None
+        try:
+            self.reload()
+        except (OSError, ValueError) as error:
+            # As the Swift services: the service starts, and refuses tokens until the keys load.
+            self.last_error = str(error)
+            self._loaded_at = clock()
 
     def _read(self):
-        if self._source.startswith("https://") or self._source.startswith("http://"):
-            with urllib.request.urlopen(self._source, timeout=10) as answer:
-                return json.loads(answer.read())
-        with open(self._source, encoding="utf-8") as file:
-            return json.load(file)
+        if self._kind == "url":
+            with _OPENER.open(self._source, timeout=10) as answer:
+                body = answer.read(MAXIMUM_JWKS_BYTES + 1)
+        else:
+            with open(self._source, "rb") as file:
+                body = file.read(MAXIMUM_JWKS_BYTES + 1)
+        if len(body) > MAXIMUM_JWKS_BYTES:
+            raise ValueError(f"the JWKS at {self._source} is larger than {MAXIMUM_JWKS_BYTES} bytes")
+        return json.loads(body)
 
     def reload(self):
         document = self._read()
         keys = {}
         for entry in document.get("keys", []):
-            if entry.get("use", "sig") != "sig":
+            if entry.get("use", "sig") != "sig" or not entry.get("kid"):
                 continue
             try:
-                keys[entry.get("kid", "")] = (jwt.PyJWK.from_dict(entry), entry.get("alg"))
+                keys[entry["kid"]] = (jwt.PyJWK.from_dict(entry), entry.get("alg"))
             except jwt.PyJWKError:
                 continue  # a key type this verifier cannot use is skipped, as the Swift services do
+        canonical = json.dumps(document, sort_keys=True)
         with self._lock:
-            self._keys = keys
+            if canonical != self._document:
+                self._document = canonical
+                self._keys = keys
+                self.generation += 1
             self._loaded_at = self._clock()
+
+    def current_generation(self):
+        """The generation of the keys now, after reading them again when they are stale."""
+        with self._lock:
+            stale = self._clock() - self._loaded_at > self._refresh_seconds
+        if stale:
+            try:
+                self.reload()
+            except (OSError, ValueError):
+                pass  # the keys loaded before stay; a token they do not hold is refused
+        with self._lock:
+            return self.generation
 
     def key(self, kid):
         now = self._clock()
@@ -80,8 +149,13 @@ class TokenVerifier:
         self._lock = threading.Lock()
 
     def subject(self, metadata):
-        """The verified subject of the call's `authorization: Bearer` token; UNAUTHENTICATED otherwise."""
-        header = next((value for key, value in metadata if key.lower() == "authorization"), None)
+        """The verified subject of the call's `authorization: Bearer` token; UNAUTHENTICATED otherwise.
+        A verified token is remembered under the key set's generation: a key set that changed
+        voids it."""
+        headers = [value for key, value in metadata if key.lower() == "authorization"]
+        if len(headers) > 1:
+            raise unauthenticated("malformed bearer token: more than one authorization header")
+        header = headers[0] if headers else None
         if not header:
             raise unauthenticated("missing credentials: send authorization: Bearer <JWT>")
         scheme, _, token = header.partition(" ")
@@ -89,16 +163,17 @@ class TokenVerifier:
         if scheme.lower() != "bearer" or not token:
             raise unauthenticated("malformed bearer token: the authorization header is not `Bearer <JWT>`")
         now = self._clock()
+        generation = self._keys.current_generation()
         with self._lock:
             cached = self._cache.get(token)
-        if cached and now < cached[1] + self._leeway:
+        if cached and now < cached[1] + self._leeway and cached[2] == generation:
             return cached[0]
         claims = self._verify(token)
         expires = float(claims["exp"])
         with self._lock:
             if len(self._cache) >= 10_000:
                 self._cache.clear()
-            self._cache[token] = (claims["sub"], expires)
+            self._cache[token] = (claims["sub"], expires, generation)
         return claims["sub"]
 
     def _verify(self, token):
@@ -110,6 +185,8 @@ class TokenVerifier:
         if algorithm not in ALGORITHMS:
             raise unauthenticated(f"token algorithm {algorithm!r} is refused: only {', '.join(ALGORITHMS)}")
         kid = header.get("kid", "")
+        if not isinstance(kid, str) or not kid:
+            raise unauthenticated("unknown signing key: the token's header names no kid")
         found = self._keys.key(kid)
         if found is None:
             raise unauthenticated(f'unknown signing key: kid "{kid}" is not in the JWKS')

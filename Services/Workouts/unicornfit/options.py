@@ -41,6 +41,12 @@ def parse(arguments=None):
         parser.error(f"--database is a SQLite file: UnicornFit keeps its workouts in SQLite, not {options.database.split(':')[0]}")
     if not options.jwks:
         parser.error("--jwks (or INTENTMESH_JWKS) is required: every call but Describe, health and reflection needs a token")
+    from .identity import jwks_source
+
+    try:
+        jwks_source(options.jwks)
+    except ValueError as error:
+        parser.error(f"--jwks: {error}")
     if not 0 <= options.port <= 65535:
         parser.error(f"--port must be 0-65535, not {options.port}")
     if bool(options.tls_cert) != bool(options.tls_key):

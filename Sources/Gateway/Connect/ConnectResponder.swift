@@ -64,6 +64,12 @@ final class ConnectResponder: Sendable {
       guard DevTokens.isFromThisMachine(request) else {
         return try await plain(403, "development tokens are for pages on this machine's loopback address", writer)
       }
+      guard devTokens!.admits(request) else {
+        return try await plain(
+          403,
+          "development tokens are for the person who started the stack: open the web app at the address `intentmesh up` printed (it ends in #dev=…)",
+          writer)
+      }
       let (status, json) = devTokens!.answer(request.body)
       try await writer.respond(
         status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")],

@@ -81,11 +81,13 @@ final class WebServer: Service, Sendable {
       let reflection = self.reflection
       let requestTimeout = self.requestTimeout
       let devTokens = try devTokensFrom.map {
-        DevTokens(issuer: try LocalIssuer.loadOrCreate(in: URL(fileURLWithPath: $0)))
+        let folder = URL(fileURLWithPath: $0)
+        return DevTokens(
+          issuer: try LocalIssuer.loadOrCreate(in: folder), secret: try DevTokenSecret.loadOrCreate(in: folder))
       }
       if let devTokensFrom {
         logger.notice(
-          "development tokens: POST /dev/token signs a token for any user (loopback only)",
+          "development tokens: POST /dev/token signs a token for any user, for a page on loopback that holds the secret in \(DevTokenSecret.fileName) (the web app's address: …/#dev=<secret>)",
           metadata: ["identity": "\(devTokensFrom)"])
       }
       let responder = ConnectResponder(

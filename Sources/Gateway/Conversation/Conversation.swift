@@ -1,4 +1,5 @@
 internal import SwiftProtobuf
+internal import GRPCCore
 #if canImport(FoundationEssentials)
   internal import FoundationEssentials
 #else
@@ -68,22 +69,23 @@ package struct Conversation: Sendable {
     // A yes without the token of the answer it was given to is no yes for this exact intent: ask.
     let saidYes = request.userConfirmed && (confirm.confirmationToken.isEmpty || !request.confirmationToken.isEmpty)
     if mustAsk, !saidYes {
-      response.stage = .needsConfirmation
-      response.confirmationToken = confirm.confirmationToken
-      response.prompt = Prompts.confirmation(for: declaration)
-      response.response = confirm.response
-      response.interaction = confirm.interaction
-      response.layout = try await layouts.layout(
-        of: confirm.interaction, context: request.context, display: request.display, call: call)
-      return response
+      return try await asking(response, confirm: confirm, changed: [], request: request)
     }
 
     // The token of the answer the user said yes to, not of this turn's Confirm: a changed intent
     // needs a new yes.
-    let handled = try await call.handle(
-      .with {
-        $0.context = request.context; $0.intent = intent; $0.confirmationToken = request.confirmationToken
-      })
+    let handled: Intentmesh_V1_HandleResponse
+    do {
+      handled = try await call.handle(
+        .with {
+          $0.context = request.context; $0.intent = intent; $0.confirmationToken = request.confirmationToken
+        })
+    } catch let error as RPCError {
+      // The yes no longer holds — a value the user agreed to changed meanwhile, or it expired: ask
+      // again, with this turn's values and token. Nothing was done.
+      guard mustAsk, !confirm.confirmationToken.isEmpty, let refusal = ConfirmationRefusal(error) else { throw error }
+      return try await asking(response, confirm: confirm, changed: refusal.changedParameters, request: request)
+    }
     switch handled.interaction.intentHandlingStatus {
     case .success, .inProgress: response.stage = .done
     default: response.stage = .failed
@@ -92,6 +94,28 @@ package struct Conversation: Sendable {
     response.interaction = handled.interaction
     response.layout = try await layouts.layout(
       of: handled.interaction, context: request.context, display: request.display, call: call)
+    return response
+  }
+
+  /// The turn that asks for the user's yes to `confirm`'s answer — again, when `changed` names the
+  /// parameters whose values changed since the last yes.
+  private func asking(
+    _ response: Intentmesh_Gateway_V1_InteractResponse, confirm: Intentmesh_V1_ConfirmResponse, changed: [String],
+    request: Intentmesh_Gateway_V1_InteractRequest
+  ) async throws -> Intentmesh_Gateway_V1_InteractResponse {
+    var response = response
+    let declaration = call.route.declaration
+    response.stage = .needsConfirmation
+    response.confirmationToken = confirm.confirmationToken
+    response.changedParameters = changed
+    response.prompt = Prompts.confirmation(for: declaration)
+    if request.userConfirmed, !request.confirmationToken.isEmpty, !changed.isEmpty {
+      response.prompt = Prompts.changed(changed, declaration: declaration) + " " + response.prompt
+    }
+    response.response = confirm.response
+    response.interaction = confirm.interaction
+    response.layout = try await layouts.layout(
+      of: confirm.interaction, context: request.context, display: request.display, call: call)
     return response
   }
 

@@ -34,6 +34,22 @@ enum Prompts {
     declaration.confirmationPrompt.isEmpty ? "Do you want to go ahead?" : declaration.confirmationPrompt
   }
 
+  /// What the host says when values the user said yes to changed since: "The from account and
+  /// transaction amount changed since you said yes." (`parameters` by key path, in declared order;
+  /// none: the request itself).
+  static func changed(_ parameters: [String], declaration: Intentmesh_V1_IntentDeclaration) -> String {
+    let order = declaration.parameters.map(\.keyPath)
+    let sorted = parameters.sorted { (order.firstIndex(of: $0) ?? .max) < (order.firstIndex(of: $1) ?? .max) }
+    let names = sorted.map { humanized($0).lowercased() }
+    let subject: String
+    switch names.count {
+    case 0: subject = "request"
+    case 1: subject = names[0]
+    default: subject = names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
+    }
+    return "The \(subject) changed since you said yes."
+  }
+
   /// "speakableGroupName" → "Speakable group name".
   static func humanized(_ keyPath: String) -> String {
     var words: [String] = []

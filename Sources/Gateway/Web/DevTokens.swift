@@ -2,10 +2,18 @@ internal import ServiceKit
 
 /// Tokens for the web app's "Sign in as" on a development machine: `POST /dev/token` with
 /// `{"user": "diana"}` answers `{"token": "<JWT>"}` signed with the local identity `intentmesh up`
-/// keeps (`--dev-tokens-from <data>/identity`). Anyone who reaches the port can then act as any
-/// user, so the gateway turns it on only when it listens on loopback; a deployment never has it.
+/// keeps (`--dev-tokens-from <data>/identity`). Whoever gets one can act as any user, so the gateway
+/// turns it on only when it listens on loopback, answers only a page of this machine, and only one
+/// that holds the secret of this run (`DevTokenSecret`: in the web app's address `intentmesh up`
+/// prints, and in a file only the person who started it can read). A deployment never has it.
 struct DevTokens: Sendable {
   let issuer: LocalIssuer
+  let secret: String
+
+  /// Whether `request` may have a token: from this machine's page, with this run's secret.
+  func admits(_ request: WebRequest) -> Bool {
+    Self.isFromThisMachine(request) && DevTokenSecret.matches(request.header(DevTokenSecret.header), secret)
+  }
 
   /// How long a token lasts.
   static let lifetime: Duration = .seconds(12 * 3600)

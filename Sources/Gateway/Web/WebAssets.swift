@@ -3,7 +3,7 @@
 /// The web app's files, by name (`index.html` is also `/`).
 enum WebAssets {
   /// Changes whenever a file does (the pages' ETag).
-  static let version = "2a04b087b7e48805"
+  static let version = "20ad22c9502466fa"
 
   static let files: [String: (contentType: String, text: String)] = [
     "app.js": (
@@ -13,7 +13,7 @@ enum WebAssets {
       // one), lists the apps and intents the gateway routes (Gateway.ListRoutes), builds the intent from
       // the form, and hands it to a Conversation (conversation.js).
 
-      import { callUnary, ConnectError, developmentToken } from "./connect.js";
+      import { callUnary, ConnectError, developmentSecret, developmentToken } from "./connect.js";
       import { Conversation } from "./conversation.js";
       import { element } from "./layout.js";
       import { emptyPayload, inputHint, valueFromText, withParameter } from "./payload.js";
@@ -74,6 +74,11 @@ enum WebAssets {
       }
 
       // Signing in.
+
+      // The address `intentmesh up` printed carries this run's secret for development tokens: kept now,
+      // before anything else reads the address; and again when it is pasted into this tab.
+      developmentSecret();
+      window.addEventListener("hashchange", () => developmentSecret());
 
       /** The subject and expiry a JWT claims, read without checking it (the gateway checks it); null if it is no JWT. */
       function claimsOf(token) {
@@ -388,9 +393,28 @@ enum WebAssets {
         }
       }
 
-      /** A development token for `user` from the gateway's `POST /dev/token` (only on a loopback gateway). */
+      const DEV_SECRET_KEY = "intentmesh.devSecret";
+
+      /**
+       * The secret of this run's development tokens: `intentmesh up` prints it in the web app's address
+       * (`…/#dev=<secret>`, a fragment the browser never sends). Taken from the address once, kept for
+       * this origin, and removed from the address bar.
+       */
+      export function developmentSecret() {
+        const given = new URLSearchParams(location.hash.slice(1)).get("dev");
+        if (given) {
+          localStorage.setItem(DEV_SECRET_KEY, given);
+          history.replaceState(null, "", location.pathname + location.search);
+        }
+        return localStorage.getItem(DEV_SECRET_KEY) ?? "";
+      }
+
+      /** A development token for `user` from the gateway's `POST /dev/token` (only on a loopback gateway, with the secret). */
       export async function developmentToken(user) {
-        const response = await post("/dev/token", { headers: headers("application/json"), body: JSON.stringify({ user }) });
+        const all = headers("application/json");
+        const secret = developmentSecret();
+        if (secret) all["x-intentmesh-dev-secret"] = secret;
+        const response = await post("/dev/token", { headers: all, body: JSON.stringify({ user }) });
         if (!response.ok) throw await errorOf(response);
         return (await response.json()).token;
       }

@@ -74,6 +74,8 @@ struct UpCommand: AsyncParsableCommand {
           (domain.name, try await Self.start(spec, port: port == 0 ? 0 : port + domain.offset, under: supervisor)))
       }
       let domainArguments = started.flatMap { ["--domain", $0.address] }
+      // A new secret for this run's development tokens: only the address printed below holds it.
+      let devSecret = Self.isLoopback(host) ? try DevTokenSecret.renew(in: LocalIdentity.directory(data: data)) : nil
       let gatewaySpec = ServiceSpec(
         name: "gateway", executable: bin.appendingPathComponent("gateway"),
         arguments: { [host] port in
@@ -84,7 +86,8 @@ struct UpCommand: AsyncParsableCommand {
       let gatewayAddress = try await Self.start(gatewaySpec, port: port, under: supervisor)
       Terminal.say("IntentMesh is up:")
       Terminal.say("  gateway             \(gatewayAddress)")
-      Terminal.say("  web app             http://\(gatewayAddress)/")
+      let web = "http://\(gatewayAddress)/"
+      Terminal.say("  web app             \(devSecret.map { DevTokenSecret.webAddress(web, secret: $0) } ?? web)")
       for (name, address) in started {
         Terminal.say("  \(name.padding(toLength: 19, withPad: " ", startingAt: 0)) \(address)")
       }

@@ -7,13 +7,17 @@ internal import GRPCProtobuf
 package protocol ExplainedRPCError: RPCErrorConvertible {
   /// UPPER_SNAKE_CASE, stable across releases (e.g. "NO_ROUTE").
   var reason: String { get }
+  /// Structured facts about the error in its `ErrorInfo` (none by default).
+  var reasonMetadata: [String: String] { get }
 }
 
 extension ExplainedRPCError {
+  package var reasonMetadata: [String: String] { [:] }
+
   package var rpcErrorMetadata: Metadata {
     GoogleRPCStatus(
       code: rpcErrorCode, message: rpcErrorMessage,
-      details: [.errorInfo(reason: reason, domain: ExplainedErrorDomain.intentMesh)]
+      details: [.errorInfo(reason: reason, domain: ExplainedErrorDomain.intentMesh, metadata: reasonMetadata)]
     ).rpcErrorMetadata
   }
 }

@@ -21,6 +21,10 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
   /// Handle of an intent that needs the user's yes came without a valid confirmation token for exactly
   /// that intent (FAILED_PRECONDITION).
   case confirmationRequired(String)
+  /// Handle came with the user's yes to this intent, but values the user agreed to have changed
+  /// since (the key paths of the changed parameters; none when only undeclared fields changed):
+  /// Confirm the new values and ask again (FAILED_PRECONDITION).
+  case confirmedValuesChanged(intentClass: String, parameters: [String])
   /// The intent has no live updates (UNIMPLEMENTED).
   case liveUpdatesUnsupported(intentClass: String)
   /// A handler broke the SiriKit contract, e.g. too few array results (INTERNAL).
@@ -30,7 +34,8 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
     switch self {
     case .unknownIntentClass: .notFound
     case .invalidPayload, .invalidArgument: .invalidArgument
-    case .restrictedWhileLocked, .identifierReused, .confirmationRequired: .failedPrecondition
+    case .restrictedWhileLocked, .identifierReused, .confirmationRequired, .confirmedValuesChanged:
+      .failedPrecondition
     case .permissionDenied: .permissionDenied
     case .unauthenticated: .unauthenticated
     case .liveUpdatesUnsupported: .unimplemented
@@ -53,6 +58,8 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
       "intent identifier \(identifier) was already handled with a different \(intentClass); use a new identifier"
     case .liveUpdatesUnsupported(let intentClass):
       "\(intentClass) has no live updates"
+    case .confirmedValuesChanged(let intentClass, let parameters):
+      "confirm first: \(parameters.isEmpty ? "the \(intentClass)" : parameters.joined(separator: ", ")) changed since the user's yes; Confirm the new values and ask again (a changed value needs a new confirmation)"
     }
   }
 
@@ -68,9 +75,17 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
     case .permissionDenied: "PERMISSION_DENIED"
     case .unauthenticated: "NO_USER"
     case .confirmationRequired: "CONFIRMATION_REQUIRED"
+    case .confirmedValuesChanged: "CONFIRMED_VALUES_CHANGED"
     case .liveUpdatesUnsupported: "NO_LIVE_UPDATES"
     case .handlerContract: "HANDLER_CONTRACT"
     }
+  }
+
+  /// The `google.rpc.ErrorInfo` metadata: the changed parameters, comma-separated, under
+  /// "parameters" for CONFIRMED_VALUES_CHANGED.
+  package var reasonMetadata: [String: String] {
+    guard case .confirmedValuesChanged(_, let parameters) = self else { return [:] }
+    return ["parameters": parameters.joined(separator: ",")]
   }
 
 }

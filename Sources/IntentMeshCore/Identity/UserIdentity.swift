@@ -17,10 +17,16 @@ package enum UserIdentity {
   package static func userID(of context: Intentmesh_V1_RequestContext) throws -> String {
     let subject = try caller()
     let named = context.userID.trimmingWhitespace()
-    guard named.isEmpty || named == subject else {
+    guard named.isEmpty || same(named, subject) else {
       throw IntentMeshError.permissionDenied(
         "context.user_id \"\(named)\" is not the user of the bearer token; leave it empty or name the token's user")
     }
     return subject
+  }
+
+  /// Whether two user ids name the same user: byte for byte, as the stores and RFC 7519 compare
+  /// them — not `String ==`, which equates canonically equivalent text (`UserKey`).
+  package static func same(_ lhs: String, _ rhs: String) -> Bool {
+    lhs.utf8.elementsEqual(rhs.utf8)
   }
 }

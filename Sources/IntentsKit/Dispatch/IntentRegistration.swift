@@ -25,7 +25,10 @@ package final class IntentRegistration: Sendable {
   /// `keyPath` is not a declared parameter).
   let displayParameter: @Sendable (any SwiftProtobuf.Message, String) -> String?
   package let resolve: @Sendable (Google_Protobuf_Any?, [String], IntentContext) async throws -> ResolveOutcome
-  package let confirm: @Sendable (Google_Protobuf_Any?, IntentContext) async throws -> HandlerAnswer
+  /// Confirms an intent `decodeIntent` decoded (of this registration's payload type).
+  package let confirm: @Sendable (any SwiftProtobuf.Message, IntentContext) async throws -> HandlerAnswer
+  /// What the user agrees to in an intent `decodeIntent` decoded: the values a confirmation binds.
+  package let agreedValues: @Sendable (any SwiftProtobuf.Message) throws -> AgreedValues
   /// Handles an intent `decodeIntent` decoded (of this registration's payload type).
   package let handle:
     @Sendable (any SwiftProtobuf.Message, IntentContext, any SQLDatabase) async throws -> HandlerAnswer
@@ -113,9 +116,20 @@ package final class IntentRegistration: Sendable {
       return ResolveOutcome(
         resolutions: resolutions, resolvedPayload: try .packing(resolved), complete: complete)
     }
-    self.confirm = { payload, context in
-      let intent = try IntentPayload.decode(H.Intent.self, from: payload, intentClass: intentClass)
+    self.confirm = { decoded, context in
+      let intent = try Self.decoded(decoded, as: H.Intent.self)
       return try HandlerAnswer(try await make().confirm(intent: intent, context: context))
+    }
+    self.agreedValues = { decoded in
+      var intent = try Self.decoded(decoded, as: H.Intent.self)
+      var parts: [AgreedValues.Part] = []
+      parts.reserveCapacity(declared.count)
+      for parameter in declared {
+        parts.append(AgreedValues.Part(name: parameter.keyPath, bytes: try parameter.agree(&intent)))
+      }
+      var options = BinaryEncodingOptions()
+      options.useDeterministicOrdering = true
+      return AgreedValues(parameters: parts, whole: try intent.serializedBytes(options: options))
     }
     self.handle = { decoded, context, database in
       let intent = try Self.decoded(decoded, as: H.Intent.self)

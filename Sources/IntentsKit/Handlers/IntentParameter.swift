@@ -22,10 +22,14 @@ package final class IntentParameter<Handler: IntentHandler>: Sendable {
     results: [Intentmesh_V1_ResolutionResult], settled: Bool, apply: @Sendable (inout Handler.Intent) -> Void
   )
   let run: @Sendable (Handler, Handler.Intent, IntentContext) async throws -> Resolution
+  /// Writes the value's agreed form into the intent (`ParameterValue.agreedForm`) and returns its
+  /// bytes: what a confirmation of the intent binds for this parameter.
+  let agree: @Sendable (inout Handler.Intent) throws -> [UInt8]
 
   private init(
     keyPath: String, isArray: Bool, valueTypeName: String, prompt: String, label: String,
     display: @escaping @Sendable (Handler.Intent) -> String,
+    agree: @escaping @Sendable (inout Handler.Intent) throws -> [UInt8],
     run: @escaping @Sendable (Handler, Handler.Intent, IntentContext) async throws -> Resolution
   ) {
     self.keyPath = keyPath
@@ -34,6 +38,7 @@ package final class IntentParameter<Handler: IntentHandler>: Sendable {
     self.prompt = prompt
     self.label = label
     self.display = display
+    self.agree = agree
     self.run = run
   }
 
@@ -50,6 +55,11 @@ package final class IntentParameter<Handler: IntentHandler>: Sendable {
       display: { intent in
         let value = intent[keyPath: field]
         return value.isAbsent ? "" : value.displayText
+      },
+      agree: { intent in
+        let agreed = intent[keyPath: field].agreedForm
+        intent[keyPath: field] = agreed
+        return try agreed.agreedBytes()
       }
     ) {
       handler, intent, context in
@@ -81,6 +91,18 @@ package final class IntentParameter<Handler: IntentHandler>: Sendable {
       keyPath: keyPath, isArray: true, valueTypeName: V.valueTypeName, prompt: prompt, label: label,
       display: { intent in
         intent[keyPath: field].filter { !$0.isAbsent }.map { $0.displayText }.joined(separator: ", ")
+      },
+      agree: { intent in
+        let agreed = intent[keyPath: field].map(\.agreedForm)
+        intent[keyPath: field] = agreed
+        // Each element length-prefixed: no two lists share bytes.
+        var bytes: [UInt8] = []
+        for element in agreed {
+          let encoded = try element.agreedBytes()
+          bytes += withUnsafeBytes(of: UInt32(encoded.count).bigEndian) { Array($0) }
+          bytes += encoded
+        }
+        return bytes
       }
     ) {
       handler, intent, context in

@@ -15,6 +15,17 @@ package protocol ParameterValue: Sendable {
   var displayText: String { get }
   /// Full protobuf name of the value's wire type, for manifests.
   static var valueTypeName: String { get }
+  /// The value as the user agrees to it when asked for a yes: without what may change while the
+  /// question waits and is not what the user agreed to (an account's balance, a contact's photo).
+  /// A confirmation binds this form (`agreedBytes`); the value itself by default.
+  var agreedForm: Self { get }
+  /// The agreed form's bytes, the same for the same value on every replica: deterministic
+  /// protobuf encoding for messages, the raw value for enums, UTF-8 for strings.
+  func agreedBytes() throws -> [UInt8]
+}
+
+extension ParameterValue {
+  package var agreedForm: Self { self }
 }
 
 extension ParameterValue where Self: SwiftProtobuf.Message {
@@ -27,6 +38,12 @@ extension ParameterValue where Self: SwiftProtobuf.Message {
   package var isAbsent: Bool { self.isEqualTo(message: Self()) }
 
   package static var valueTypeName: String { Self.protoMessageName }
+
+  package func agreedBytes() throws -> [UInt8] {
+    var options = BinaryEncodingOptions()
+    options.useDeterministicOrdering = true
+    return try agreedForm.serializedBytes(options: options)
+  }
 }
 
 extension ParameterValue where Self: SwiftProtobuf.Enum {
@@ -40,6 +57,8 @@ extension ParameterValue where Self: SwiftProtobuf.Enum {
   }
 
   package var isAbsent: Bool { self.rawValue == 0 }
+
+  package func agreedBytes() throws -> [UInt8] { AgreedBytes.integer(Int64(agreedForm.rawValue)) }
 
   /// SiriKit's name of the case: the Swift case name of the generated enum ("contact", "read").
   package var displayText: String { EnumCaseName.of(self) }
@@ -58,6 +77,7 @@ extension String: ParameterValue {
 
   package var isAbsent: Bool { self.isEmpty }
   package var displayText: String { self }
+  package func agreedBytes() throws -> [UInt8] { Array(agreedForm.utf8) }
   package static var valueTypeName: String { Google_Protobuf_StringValue.protoMessageName }
 }
 
@@ -72,6 +92,7 @@ extension Int32: ParameterValue {
 
   package var isAbsent: Bool { false }
   package var displayText: String { String(self) }
+  package func agreedBytes() throws -> [UInt8] { AgreedBytes.integer(Int64(agreedForm)) }
   package static var valueTypeName: String { Google_Protobuf_Int32Value.protoMessageName }
 }
 
@@ -86,6 +107,7 @@ extension Bool: ParameterValue {
 
   package var isAbsent: Bool { false }
   package var displayText: String { self ? "yes" : "no" }
+  package func agreedBytes() throws -> [UInt8] { [agreedForm ? 1 : 0] }
   package static var valueTypeName: String { Google_Protobuf_BoolValue.protoMessageName }
 }
 
@@ -95,6 +117,15 @@ extension Intentmesh_V1_Person: ParameterValue {
     let parts = [nameComponents.givenName, nameComponents.familyName].filter { !$0.isEmpty }
     if !parts.isEmpty { return parts.joined(separator: " ") }
     return personHandle.value
+  }
+
+  /// Who the person is — handle, names, identifiers — without their picture: a contact's new photo
+  /// is not a new payee or recipient.
+  package var agreedForm: Self {
+    guard hasImage else { return self }
+    var agreed = self
+    agreed.clearImage()
+    return agreed
   }
 }
 
@@ -131,5 +162,13 @@ extension Intentmesh_V1_Person {
     if !parts.isEmpty { return parts.joined(separator: " ") }
     if !nameComponents.nickname.isEmpty { return nameComponents.nickname }
     return personHandle.value
+  }
+}
+
+/// Fixed-width encodings for agreed values (`ParameterValue.agreedBytes`).
+package enum AgreedBytes {
+  /// `value` as 8 bytes, big-endian.
+  package static func integer(_ value: Int64) -> [UInt8] {
+    withUnsafeBytes(of: value.bigEndian) { Array($0) }
   }
 }

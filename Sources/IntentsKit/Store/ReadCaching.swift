@@ -1,4 +1,5 @@
 package import SQLKit
+internal import IntentMeshCore
 
 /// A database that can keep what a transaction read for later transactions, for as long as none of
 /// the tables it was read from has changed. SQLite can tell (`SQLiteStore`: a version per table,
@@ -11,14 +12,27 @@ package protocol ReadCachingDatabase: SQLDatabase {
   func cachedRead<Value: Sendable>(_ key: ReadCacheKey, _ load: () async throws -> Value) async throws -> Value
 }
 
-/// What a kept read is: a domain's name for the read, and the user it was read for.
+/// What a kept read is: a domain's name for the read, and the user it was read for — compared
+/// and hashed byte for byte (`UserKey`): two users whose ids are canonically equivalent text are
+/// two keys, as they are two users to the store.
 package struct ReadCacheKey: Hashable, Sendable {
   package let read: String
-  package let userID: String
+  private let user: UserKey
+  package var userID: String { user.id }
 
   package init(_ read: String, userID: String) {
     self.read = read
-    self.userID = userID
+    self.user = UserKey(userID)
+  }
+
+  package static func == (lhs: ReadCacheKey, rhs: ReadCacheKey) -> Bool {
+    lhs.user == rhs.user && lhs.read.utf8.elementsEqual(rhs.read.utf8)
+  }
+
+  package func hash(into hasher: inout Hasher) {
+    hasher.combine(user)
+    var read = read
+    read.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
   }
 }
 

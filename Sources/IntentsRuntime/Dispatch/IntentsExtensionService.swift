@@ -54,29 +54,35 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
     return try await guarded("Confirm", intentClass: intent.intentClass, outcome: { $0.response.codeName }) {
       let (registration, intentContext) = try scope.enter(
         request.context, intentClass: intent.intentClass, identifier: intent.identifier)
-      let answer = try await registration.confirm(payload(of: intent), intentContext)
+      let decoded = try registration.decodeIntent(payload(of: intent))
+      let answer = try await registration.confirm(decoded, intentContext)
       let status: Intentmesh_V1_IntentHandlingStatus =
         registration.requiresUserConfirmation && answer.status == .ready ? .userConfirmationRequired : answer.status
       let built = InteractionBuilder.build(
         intent: intent, answer: answer, status: status, date: intentContext.now)
-      return .with {
-        $0.response = built.response
-        $0.interaction = built.interaction
-        if registration.requiresUserConfirmation, status == .userConfirmationRequired {
-          // Five minutes of the user's time: the wall clock, whatever the domain's clock (rides may
-          // run theirs faster).
-          $0.confirmationToken = confirmations.issue(
-            for: binding(intent, user: intentContext.userID), now: Date())
-        }
+      var response = Intentmesh_V1_ConfirmResponse()
+      response.response = built.response
+      response.interaction = built.interaction
+      if registration.requiresUserConfirmation, status == .userConfirmationRequired {
+        // Five minutes of the user's time: the wall clock, whatever the domain's clock (rides may
+        // run theirs faster).
+        response.confirmationToken = confirmations.issue(
+          for: try binding(intent, decoded, registration, user: intentContext.userID), now: Date())
       }
+      return response
     }
   }
 
-  /// What a confirmation token of `intent` for `user` is bound to: the exact payload bytes.
-  private func binding(_ intent: Intentmesh_V1_Intent, user: String) -> ConfirmationTokens.Binding {
+  /// What a confirmation token of `intent` for `user` is bound to: what the user agrees to in it
+  /// (`AgreedValues`), not the exact payload bytes — a balance that moves while the user is asked
+  /// does not undo the yes.
+  private func binding(
+    _ intent: Intentmesh_V1_Intent, _ decoded: any SwiftProtobuf.Message, _ registration: IntentRegistration,
+    user: String
+  ) throws -> ConfirmationTokens.Binding {
     ConfirmationTokens.Binding(
       userID: user, intentClass: intent.intentClass, identifier: intent.identifier,
-      payloadTypeURL: intent.payload.typeURL, payload: intent.payload.value)
+      payloadTypeURL: intent.payload.typeURL, agreed: try registration.agreedValues(decoded))
   }
 
   func handle(
@@ -103,9 +109,11 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
       let confirmed: @Sendable () throws -> Void = {
         guard registration.requiresUserConfirmation,
           let problem = confirmations.problem(
-            with: request.confirmationToken, for: binding(intent, user: intentContext.userID), now: Date())
+            with: request.confirmationToken,
+            for: try binding(intent, decoded, registration, user: intentContext.userID),
+            now: Date())
         else { return }
-        throw IntentMeshError.confirmationRequired(problem)
+        throw problem.error(intentClass: intent.intentClass)
       }
       let respond: @Sendable (HandlerAnswer) -> Intentmesh_V1_HandleResponse = { answer in
         let built = InteractionBuilder.build(

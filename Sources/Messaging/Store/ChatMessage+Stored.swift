@@ -3,12 +3,13 @@ internal import Logging
 internal import MessagingProtos
 internal import IntentMeshProtos
 internal import SwiftProtobuf
+internal import IntentMeshCore
 
 extension ChatMessage {
   /// The wire form of a stored message, with people filled in from the address book.
   init(_ stored: StoredMessage, account: StoredMessagingAccount?, contacts: [StoredContact]) {
     func person(_ id: String) -> Intentmesh_V1_Person {
-      if let account, id == account.userID { return account.person }
+      if let account, UserIdentity.same(id, account.userID) { return account.person }
       return contacts.first { $0.id == id }?.person
         ?? .with {
           $0.customIdentifier = id; $0.displayName = id

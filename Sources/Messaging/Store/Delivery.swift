@@ -1,6 +1,7 @@
 internal import Foundation
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// What makes a message reach its recipient: a message to a contact whose handle is a user's of
 /// this service is also stored in that user's mailbox, as an unread incoming message, in the
@@ -16,7 +17,7 @@ enum Delivery {
   ) async throws {
     guard !contact.userID.isEmpty,
       let recipient = try await MessagingAccountRepository.account(of: contact.userID, in: database),
-      recipient.userID != sender.userID, recipient.serviceEnabled
+      !UserIdentity.same(recipient.userID, sender.userID), recipient.serviceEnabled
     else { return }
     // The sender as the recipient knows them: their contact with the sender's handle, else the handle.
     let known = try await ContactRepository.contact(withHandle: sender.handle, of: recipient.userID, in: database)

@@ -5,6 +5,7 @@ internal import IntentMeshProtos
 internal import PaymentsProtos
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// What UnicornPay's app does to a user's data: sign up, open and fund accounts, add payees. The
 /// app service calls these after checking its input, and the demo data is made by the same calls;
@@ -58,7 +59,8 @@ enum PaymentsApp {
     _ amount: Money, to accountID: String, of userID: String, movementID: String, at milliseconds: Int64,
     in database: any SQLDatabase
   ) async throws -> StoredAccount {
-    guard let account = try await AccountRepository.account(accountID, in: database), account.ownerID == userID,
+    guard let account = try await AccountRepository.account(accountID, in: database),
+      UserIdentity.same(account.ownerID, userID),
       !account.isSystem
     else { throw RPCError(code: .notFound, message: "\(userID) has no account \(accountID)") }
     guard account.currency == amount.currency else {

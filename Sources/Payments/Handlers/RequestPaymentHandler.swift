@@ -5,6 +5,7 @@ internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// INRequestPaymentIntent ("Ask CJ to UnicornPay me 25 dollars to cover dinner"): payer from the
 /// user's contacts (a UnicornPay user), an exact amount within the limits, an optional note. Handle
@@ -87,7 +88,9 @@ struct RequestPaymentHandler: IntentHandler {
     else {
       return .failure(IntentRefusal(.failure, "unresolvedPayer"))
     }
-    guard payerProfile.userID != requester.userID else { return .failure(IntentRefusal(.failure, "payerIsPayee")) }
+    guard !UserIdentity.same(payerProfile.userID, requester.userID) else {
+      return .failure(IntentRefusal(.failure, "payerIsPayee"))
+    }
     // A request lands in the payer's book: its note is bounded, and so are a requester's requests
     // still pending with one payer.
     guard intent.note.count <= PaymentRequests.maximumNoteLength else {

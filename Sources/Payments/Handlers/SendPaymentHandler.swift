@@ -5,6 +5,7 @@ internal import PaymentsProtos
 internal import IntentMeshProtos
 internal import IntentsKit
 internal import SQLKit
+internal import IntentMeshCore
 
 /// INSendPaymentIntent ("send Buttercup 85 bucks on UnicornPay for rainbow polish"): payee from the
 /// user's contacts (a UnicornPay user), an exact amount within UnicornPay's limits, an optional
@@ -97,7 +98,9 @@ struct SendPaymentHandler: IntentHandler {
       let payee = payees.payee(for: intent.payee), let payer = profile.readyProfile,
       let recipient = try await StoredPaymentProfile.load(payee.userID, in: database)
     else { return .failure(IntentRefusal(.failure, "unresolvedPayee")) }
-    guard recipient.userID != payer.userID else { return .failure(IntentRefusal(.failure, "payeeIsPayer")) }
+    guard !UserIdentity.same(recipient.userID, payer.userID) else {
+      return .failure(IntentRefusal(.failure, "payeeIsPayer"))
+    }
     // The note is stored on the payee's side too: bounded like a request's.
     guard intent.note.count <= PaymentRequests.maximumNoteLength else {
       return .failure(IntentRefusal(.failure, "noteTooLong"))

@@ -4,16 +4,19 @@ internal import IntentMeshProtos
 internal import SwiftProtobuf
 internal import PaymentsProtos
 internal import SQLKit
+internal import IntentMeshCore
 
 /// The double-entry ledger: posts movements inside the caller's transaction. A leg that would take
 /// a user account below its overdraft or credit limit fails the whole movement (and, by throwing,
-/// the transaction), whatever the caller checked before.
+/// the transaction), whatever the caller checked before; so does a leg that takes money from a
+/// user account of anyone but the movement's user (owners compared byte for byte, by the store).
 enum Ledger {
   enum Failure: Error, Equatable, CustomStringConvertible {
     case unbalanced(movementID: String)
     case emptyMovement(movementID: String)
     case wouldOverdraw(accountID: String)
     case unknownAccount(accountID: String, currency: String)
+    case notOwned(accountID: String, userID: String)
 
     var description: String {
       switch self {
@@ -21,6 +24,7 @@ enum Ledger {
       case .emptyMovement(let id): "movement \(id) has fewer than two legs"
       case .wouldOverdraw(let id): "account \(id) would go below its limit"
       case .unknownAccount(let id, let currency): "no account \(id) in \(currency)"
+      case .notOwned(let id, let user): "account \(id) is not \(user)'s to take money from"
       }
     }
   }
@@ -40,21 +44,27 @@ enum Ledger {
     ).run()
     for (position, leg) in movement.legs.enumerated() {
       let amount = leg.amount.minorUnits
+      // Money leaves a user account only for its owner; it may arrive in anyone's.
+      let owner: SQLQueryString = amount < 0 ? "AND owner_id = \(bind: movement.userID)" : ""
       let updated = try await database.changedRows(
         by: """
           UPDATE payments_accounts SET balance_minor = balance_minor + \(bind: amount)
           WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
-            AND (kind = 'system' OR balance_minor + \(bind: amount) + overdraft_limit_minor >= 0)
+            AND (kind = 'system' OR (balance_minor + \(bind: amount) + overdraft_limit_minor >= 0 \(owner)))
           """)
       if updated == 0 {
-        let exists = try await database.raw(
+        let found = try await database.raw(
           """
-          SELECT account_id FROM payments_accounts
+          SELECT owner_id, kind FROM payments_accounts
           WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
           """
         ).first()
-        throw exists == nil
-          ? Failure.unknownAccount(accountID: leg.accountID, currency: leg.amount.currency)
+        guard let found else {
+          throw Failure.unknownAccount(accountID: leg.accountID, currency: leg.amount.currency)
+        }
+        let ownerID = try found.decode(column: "owner_id", as: String.self)
+        throw amount < 0 && !UserIdentity.same(ownerID, movement.userID)
+          ? Failure.notOwned(accountID: leg.accountID, userID: movement.userID)
           : Failure.wouldOverdraw(accountID: leg.accountID)
       }
       try await database.raw(

@@ -24,3 +24,17 @@ enum KeyFile {
     guard fsync(descriptor) == 0 else { throw KeySetError.unreadable("cannot sync \(path): errno \(errno)") }
   }
 }
+
+extension KeyFile {
+  /// Replaces the file at `path` with `contents`, mode 0600: written whole to a new file beside it
+  /// and renamed over it, so that no reader sees half of it and no other user ever can.
+  static func replace(_ path: String, contents: String) throws {
+    let fresh = "\(path).\(getpid()).new"
+    unlink(fresh)
+    try createExclusively(fresh, contents: contents)
+    guard rename(fresh, path) == 0 else {
+      unlink(fresh)
+      throw KeySetError.unreadable("cannot replace \(path): errno \(errno)")
+    }
+  }
+}

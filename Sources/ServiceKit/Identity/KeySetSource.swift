@@ -20,24 +20,32 @@ package enum KeySetSource: Sendable, Equatable, CustomStringConvertible {
   /// Largest JWKS document read: real ones are a few KiB.
   static let maximumBytes = 1 << 20
 
-  /// `text` as a source: an http(s) URL, or a file path. Plain http only to loopback.
+  /// `text` as a source: an http(s) URL, or a file path. Plain http only to loopback. The host is
+  /// what a URL parser makes of the URL (in `http://localhost:80@evil.example/` it is evil.example),
+  /// and a URL that carries user info is refused outright.
   package init(parsing text: String) throws {
     let lower = text.lowercased()
-    if lower.hasPrefix("https://") {
-      self = .url(text)
-    } else if lower.hasPrefix("http://") {
-      let rest = text.dropFirst("http://".count)
-      let host =
-        rest.hasPrefix("[")
-        ? rest.prefix(while: { $0 != "]" }) + "]" : rest.prefix(while: { $0 != "/" && $0 != ":" })
-      guard host == "127.0.0.1" || host == "localhost" || host == "[::1]" else {
-        throw KeySetError.unreadable("a JWKS URL must be https (plain http only to loopback): \(text)")
-      }
-      self = .url(text)
-    } else {
+    guard lower.hasPrefix("https://") || lower.hasPrefix("http://") else {
       guard !text.isEmpty else { throw KeySetError.unreadable("the JWKS location is empty") }
       self = .file(text)
+      return
     }
+    guard let parts = URLComponents(string: text), let scheme = parts.scheme?.lowercased() else {
+      throw KeySetError.unreadable("the JWKS URL does not parse: \(text)")
+    }
+    guard parts.user == nil, parts.password == nil, !(parts.percentEncodedHost ?? "").contains("@") else {
+      throw KeySetError.unreadable("a JWKS URL must not carry user info: \(text)")
+    }
+    guard let host = parts.host, !host.isEmpty else {
+      throw KeySetError.unreadable("a JWKS URL must name a host: \(text)")
+    }
+    if scheme == "http" {
+      let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+      guard ["127.0.0.1", "localhost", "::1"].contains(bare.lowercased()) else {
+        throw KeySetError.unreadable("a JWKS URL must be https (plain http only to loopback): \(text)")
+      }
+    }
+    self = .url(text)
   }
 
   package var description: String {

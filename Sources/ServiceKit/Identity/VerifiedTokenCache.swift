@@ -17,6 +17,10 @@ package final class VerifiedTokenCache: Sendable {
   /// The caller of `token` if it was verified with the key set of `generation` and has not expired
   /// at `now`.
   package func caller(of token: Substring, now: Double, generation: Int = 0) -> VerifiedCaller? {
+    // Only ASCII is looked up: `String ==` is canonical equivalence, and a token with a KELVIN SIGN
+    // for its K would be the key of the token with the K. A JWT is ASCII; any other text goes on to
+    // the verifier, which refuses it.
+    guard Self.isASCII(token) else { return nil }
     let key = String(token)
     return entries.withLock { entries in
       guard let entry = entries[key] else { return nil }
@@ -29,6 +33,7 @@ package final class VerifiedTokenCache: Sendable {
   }
 
   package func insert(_ caller: VerifiedCaller, for token: Substring, now: Double, generation: Int = 0) {
+    guard Self.isASCII(token) else { return }
     let key = String(token)
     entries.withLock { entries in
       if entries.count >= capacity {
@@ -47,4 +52,9 @@ package final class VerifiedTokenCache: Sendable {
   }
 
   package var count: Int { entries.withLock { $0.count } }
+
+  /// ASCII text equals another text only when their bytes are equal.
+  static func isASCII(_ token: Substring) -> Bool {
+    token.utf8.allSatisfy { $0 < 0x80 }
+  }
 }

@@ -152,11 +152,15 @@ def test_interact_pays_only_on_a_yes_with_the_token_of_that_payment(stack):
     assert again.stage == gw.InteractResponse.STAGE_NEEDS_CONFIRMATION
     assert again.confirmation_token
     assert checking(stack) == before
-    # The yes to 2.00 is no yes to 900.00 under the same identifier.
+    # The yes to 2.00 is no yes to 900.00 under the same identifier: asked again, naming the change.
     changed = payment(900, identifier)
-    s.expect_status(lambda: gateway.Interact(gw.InteractRequest(
+    reasked = gateway.Interact(gw.InteractRequest(
         context=user, intent=changed, user_confirmed=True, confirmation_token=asked.confirmation_token),
-        timeout=s.TIMEOUT), Code.FAILED_PRECONDITION, "confirm first")
+        timeout=s.TIMEOUT)
+    assert reasked.stage == gw.InteractResponse.STAGE_NEEDS_CONFIRMATION
+    assert list(reasked.changed_parameters) == ["currencyAmount"]
+    assert reasked.prompt == "The currency amount changed since you said yes. Ready to send it?"
+    assert reasked.confirmation_token and reasked.confirmation_token != asked.confirmation_token
     assert checking(stack) == before
     # The yes with its token pays exactly 2.00.
     done = gateway.Interact(gw.InteractRequest(context=user, intent=asked.intent, user_confirmed=True,

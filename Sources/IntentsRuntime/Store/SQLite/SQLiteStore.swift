@@ -43,8 +43,12 @@ package final class SQLiteStore: IntentStore {
   /// Nil for an in-memory database, which has no disk to wait for.
   private let groupCommit: GroupCommit?
   package let path: String
-  /// How long `BEGIN IMMEDIATE` waits for another process's write lock.
-  private static let busyTimeoutMilliseconds: Int32 = 5000
+  /// How long `BEGIN IMMEDIATE` waits for another process's write lock. SQLite's busy handler is
+  /// not fair: a process with writes queued back to back takes the lock again right after each
+  /// commit, and the other one gets it in a gap or when that queue drains — which on a loaded
+  /// machine with slow syncs took over 5 s (the two-replica test failed so). Long enough for a full
+  /// queue to drain; a handover between the processes would make it fair.
+  private static let busyTimeoutMilliseconds: Int32 = 20_000
 
   private init(writer: Lane, readers: [Lane], threadPool: NIOThreadPool, groupCommit: GroupCommit?, path: String) {
     self.writer = writer

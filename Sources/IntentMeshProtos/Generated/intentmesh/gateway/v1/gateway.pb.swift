@@ -210,10 +210,20 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
   }
 
   /// At NEEDS_CONFIRMATION, for intents that need the user's yes: send it back with user_confirmed
-  /// in the next turn. It is bound to this user and this exact intent and expires in minutes.
+  /// in the next turn. It is bound to this user, this intent and the values the user is asked to
+  /// agree to (not to what moves meanwhile, such as an account's balance), and expires in minutes.
   package var confirmationToken: String {
     get {_storage._confirmationToken}
     set {_uniqueStorage()._confirmationToken = newValue}
+  }
+
+  /// At NEEDS_CONFIRMATION after a yes: the parameters (key paths) whose values changed since the
+  /// user said yes, so the yes no longer holds; the prompt says so, and the intent, the interaction
+  /// and a new confirmation_token carry the new values. Empty when the yes is asked for the first
+  /// time, or again for another reason (it expired, or came with no or another intent's token).
+  package var changedParameters: [String] {
+    get {_storage._changedParameters}
+    set {_uniqueStorage()._changedParameters = newValue}
   }
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -664,7 +674,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
 
 nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".InteractResponse"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}intent\0\u{3}app_name\0\u{1}parameter\0\u{3}element_index\0\u{1}result\0\u{1}prompt\0\u{1}response\0\u{1}interaction\0\u{1}layout\0\u{1}resolutions\0\u{3}confirmation_token\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}intent\0\u{3}app_name\0\u{1}parameter\0\u{3}element_index\0\u{1}result\0\u{1}prompt\0\u{1}response\0\u{1}interaction\0\u{1}layout\0\u{1}resolutions\0\u{3}confirmation_token\0\u{3}changed_parameters\0")
 
   fileprivate class _StorageClass {
     var _stage: Intentmesh_Gateway_V1_InteractResponse.Stage = .unspecified
@@ -679,6 +689,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
     var _layout: Intentmesh_Gateway_V1_InteractionLayout? = nil
     var _resolutions: [Intentmesh_V1_ParameterResolution] = []
     var _confirmationToken: String = String()
+    var _changedParameters: [String] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -701,6 +712,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
       _layout = source._layout
       _resolutions = source._resolutions
       _confirmationToken = source._confirmationToken
+      _changedParameters = source._changedParameters
     }
   }
 
@@ -731,6 +743,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
         case 10: try { try decoder.decodeSingularMessageField(value: &_storage._layout) }()
         case 11: try { try decoder.decodeRepeatedMessageField(value: &_storage._resolutions) }()
         case 12: try { try decoder.decodeSingularStringField(value: &_storage._confirmationToken) }()
+        case 13: try { try decoder.decodeRepeatedStringField(value: &_storage._changedParameters) }()
         default: break
         }
       }
@@ -779,6 +792,9 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
       if !_storage._confirmationToken.isEmpty {
         try visitor.visitSingularStringField(value: _storage._confirmationToken, fieldNumber: 12)
       }
+      if !_storage._changedParameters.isEmpty {
+        try visitor.visitRepeatedStringField(value: _storage._changedParameters, fieldNumber: 13)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -800,6 +816,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
         if _storage._layout != rhs_storage._layout {return false}
         if _storage._resolutions != rhs_storage._resolutions {return false}
         if _storage._confirmationToken != rhs_storage._confirmationToken {return false}
+        if _storage._changedParameters != rhs_storage._changedParameters {return false}
         return true
       }
       if !storagesAreEqual {return false}
