@@ -215,7 +215,7 @@ let package = Package(
         "IntentsKit", "CSQLiteOptions", "ServiceKit", "IntentMeshCore", "IntentMeshProtos", "ReflectionProtos",
         grpcCore, grpcProtobuf,
         grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit,
-        postgresNIO, nioCore, nioPosix, nioHTTP1, argumentParser, prometheus, crypto, tracing,
+        postgresNIO, nioCore, nioPosix, nioHTTP1, nioSSL, argumentParser, prometheus, crypto, tracing,
       ],
       swiftSettings: strictSettings
     ),

@@ -50,6 +50,9 @@ package struct GatewayServer: Sendable {
       maxRequestMessageBytes: configuration.maxRequestMessageBytes, tls: relayed ? nil : configuration.tls)
     let metrics = RPCMetrics()
     let verifier = try await configuration.authentication.makeVerifier(logger: logger)
+    if let warning = PlaintextWarning.message(host: configuration.host, tls: configuration.tls != nil) {
+      logger.warning("\(warning)")
+    }
     // Behind the relay, the domains' app services are answered on the public port too: listed as
     // the directory knows them.
     let reflectionIndex = try GatewayReflection(
@@ -78,7 +81,7 @@ package struct GatewayServer: Sendable {
         directory: directory, reflection: reflectionIndex, cors: configuration.cors,
         maxMessageBytes: configuration.maxRequestMessageBytes, deadline: router.deadline,
         requestTimeout: configuration.relayLimits.handshakeTimeout, pages: WebPages(root: configuration.webRoot),
-        devTokensFrom: configuration.devTokensFrom, logger: logger
+        devTokensFrom: configuration.devTokensFrom, verifier: verifier, logger: logger
       ) { try await Self.loopbackEndpoint(of: server) } : nil
     let publicTLS = try configuration.tls.map { try $0.makeContext() }
     let upstreamTLS = try configuration.upstreamTLS.map { try $0.makeContext() }

@@ -38,8 +38,10 @@ package final class LaunchedProcess: Sendable {
     var file: FileHandle?
     if let log {
       if !appending || !FileManager.default.fileExists(atPath: log.path) {
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        FileManager.default.createFile(atPath: log.path, contents: nil, attributes: [.posixPermissions: 0o600])
       }
+      // A log says who did what: this user's only, also when an earlier run left it open.
+      try PrivateFiles.file(log.path)
       let handle = try FileHandle(forWritingTo: log)
       if appending {
         _ = handle.seekToEndOfFile()

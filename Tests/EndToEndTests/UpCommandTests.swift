@@ -97,6 +97,26 @@ struct UpCommandTests {
     #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("payments.sqlite").path))
     let log = try String(contentsOf: data.appendingPathComponent("logs/messaging-service.log"), encoding: .utf8)
     #expect(log.contains("stopped cleanly"))
+    // Every user's data, the logs and the keys: the data folder and every folder in it 0700, every
+    // file 0600 but the JWKS (public keys) and the Python domain's generated code.
+    #expect(Self.openToOthers(in: data) == [])
+  }
+
+  /// The files and folders under `folder` that another user could read.
+  static func openToOthers(in folder: URL) -> [String] {
+    var open: [String] = []
+    func mode(_ path: String) -> Int {
+      (try? FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0
+    }
+    if mode(folder.path) & 0o077 != 0 { open.append(".") }
+    let walker = FileManager.default.enumerator(atPath: folder.path)
+    while let relative = walker?.nextObject() as? String {
+      guard !relative.hasSuffix("jwks.json") else { continue }
+      if mode(folder.appendingPathComponent(relative).path) & 0o077 != 0 {
+        open.append("\(relative) \(String(mode(folder.appendingPathComponent(relative).path), radix: 8))")
+      }
+    }
+    return open
   }
 
   @Test("a domain killed with SIGKILL is started again on its port while the others keep answering")

@@ -293,6 +293,73 @@ struct ConnectEndToEndTests {
     }
   }
 
+  /// A live search of Diana's messages as a Connect stream request body (one envelope).
+  static let followMessages: [UInt8] = {
+    let json = Array(
+      """
+      {"context":{"timeZone":"Europe/Zurich"},"intent":{"intentClass":"INSearchForMessagesIntent",\
+      "appName":"UnicornChat","payload":{"@type":"type.googleapis.com/intentmesh.messaging.v1.SearchForMessagesIntent"}}}
+      """.utf8)
+    return [0] + bigEndian(UInt32(json.count)) + json
+  }()
+
+  @Test(
+    "web streams: one user's share of open streams is capped (resource_exhausted naming it); another user's still opens; a closed one gives its place back"
+  )
+  func streamShare() async throws {
+    try await Harness.run(webCalls: WebCallBudget(total: 16, perUser: 8, streamsPerUser: 2)) { harness in
+      let port = harness.port
+      try await offThePool {
+        func follow(as user: String, on connection: RawHTTP1Connection) {
+          connection.write(
+            RawHTTP1Connection.request(
+              "POST", "/intentmesh.v1.IntentsExtension/StartSendingUpdates",
+              headers: [
+                ("content-type", "application/connect+json"),
+                ("authorization", "Bearer \(TestIdentity.token(for: user))"),
+              ], body: Self.followMessages))
+        }
+        var open: [RawHTTP1Connection] = []
+        for _ in 0..<2 {
+          let connection = try RawHTTP1Connection(port: port)
+          follow(as: "diana", on: connection)
+          let head = try connection.readHead()
+          #expect(head.status == 200)
+          #expect(head.header("transfer-encoding") == "chunked")
+          open.append(connection)
+        }
+        let third = try RawHTTP1Connection(port: port)
+        follow(as: "diana", on: third)
+        let refused = try third.readResponse()
+        let end = try #require(Self.envelopes(refused.body)?.last)
+        #expect(end.flags == 2)
+        let error = try JSONReader.read(end.payload)["error"]
+        #expect(error?["code"] == .string("resource_exhausted"))
+        #expect(error?["message"]?.stringValue?.contains("2 web streams open") == true, "\(String(describing: error))")
+        // Scott's live view is not held up by Diana's.
+        let scotts = try RawHTTP1Connection(port: port)
+        follow(as: "scott", on: scotts)
+        #expect(try scotts.readHead().status == 200)
+        // Diana closes one view: the next opens.
+        open.removeFirst()
+        var reopened: RawHTTP1Connection?
+        for _ in 0..<50 where reopened == nil {
+          let again = try RawHTTP1Connection(port: port)
+          follow(as: "diana", on: again)
+          // A refusal is a whole answer (a length); a stream that opened goes on (chunked).
+          let head = try again.readHead()
+          if head.status == 200, head.header("content-length") == nil {
+            reopened = again
+          } else {
+            Thread.sleep(forTimeInterval: 0.1)
+          }
+        }
+        #expect(reopened != nil, "a closed stream's place did not come back")
+        _ = open
+      }
+    }
+  }
+
   /// Runs `body` on a thread of its own (see `offThePool`) with an HTTP/1.1 connection to the public
   /// port of a fresh harness, and that port.
   static func overHTTP1(

@@ -1,4 +1,5 @@
 """store: the schema migrations and the write transaction."""
+import os
 import sqlite3
 
 import pytest
@@ -56,3 +57,18 @@ def test_a_failed_statement_rolls_back_the_whole_write(store):
     with pytest.raises(sqlite3.IntegrityError):
         store.write(duplicate)
     assert store.read(lambda db: db.execute("SELECT COUNT(*) FROM user_vocabulary").fetchone()[0]) == 0
+
+
+def test_the_store_is_its_users_only(tmp_path):
+    """Every user's workouts: the folder 0700, the file and its journal 0600, an open old file tightened."""
+    folder = tmp_path / "data"
+    path = str(folder / "workouts.sqlite")
+    store = Store(path)
+    assert os.stat(folder).st_mode & 0o777 == 0o700
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    del store
+    os.chmod(path, 0o644)
+    os.chmod(folder, 0o755)
+    Store(path)
+    assert os.stat(path).st_mode & 0o777 == 0o600
+    assert os.stat(folder).st_mode & 0o777 == 0o700

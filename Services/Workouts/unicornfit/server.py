@@ -59,7 +59,8 @@ def serve(options):
     from .store import Store
 
     folder = os.path.dirname(os.path.abspath(options.database))
-    os.makedirs(folder, exist_ok=True)
+    # Every user's workouts: this user's only (the folder 0700, the store 0600), as the Swift services.
+    os.makedirs(folder, mode=0o700, exist_ok=True)
     store = Store(options.database)
     verifier = TokenVerifier(
         KeySet(options.jwks, refresh_seconds=options.jwks_refresh_seconds),
@@ -95,6 +96,12 @@ def serve(options):
         port = server.add_secure_port(address, credentials)
     else:
         port = server.add_insecure_port(address)
+        if options.host not in ("127.0.0.1", "::1", "localhost"):
+            # As the Swift services say it.
+            logging.getLogger("workouts-service").warning(
+                "serving plaintext on %s, which other machines can reach: bearer tokens and every call and answer"
+                " cross the network unencrypted; set --tls-cert and --tls-key, listen on 127.0.0.1, or put a TLS"
+                " proxy in front", options.host)
     if port == 0:
         raise SystemExit(f"workouts-service: cannot listen on {address}")
     server.start()

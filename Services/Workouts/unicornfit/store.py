@@ -1,6 +1,7 @@
 """UnicornFit's store: one SQLite file, WAL with synchronous=FULL, so a handled intent is on disk
 before its answer. Writes run one at a time in BEGIN IMMEDIATE transactions; the ledger of handled
 intents commits in the same transaction as their effect."""
+import os
 import sqlite3
 import threading
 
@@ -43,10 +44,24 @@ MIGRATIONS = [
 ]
 
 
+def private(path):
+    """Makes the store's folder 0700 and file 0600 (tightening ones left open by an earlier run),
+    and its journal files 0600 where they exist: SQLite makes new ones with the file's mode."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    for target, mode in [(folder, 0o700), (path, 0o600), (path + "-wal", 0o600), (path + "-shm", 0o600)]:
+        if target == path:
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        if os.path.exists(target) and os.stat(target).st_uid == os.geteuid() and os.stat(target).st_mode & 0o077:
+            os.chmod(target, mode)
+
+
 class Store:
     """The SQLite file at `path`, migrated to the newest schema when opened."""
 
     def __init__(self, path):
+        if path != ":memory:":
+            private(path)
         self._connection = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=5.0)
         self._connection.row_factory = sqlite3.Row
         self._lock = threading.Lock()

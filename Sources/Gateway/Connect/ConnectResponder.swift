@@ -17,21 +17,24 @@ final class ConnectResponder: Sendable {
 
   private let pages: WebPages
   private let devTokens: DevTokens?
-  /// Web calls being answered now, all connections together.
-  private let callsInFlight = Atomic<Int>(0)
+  /// Web calls being answered now, all connections together and each user's: each holds a stream on
+  /// a connection the gateway shares (to its own server, or a domain's), which takes 1,000; past a
+  /// budget, `resource_exhausted`.
+  let calls: WebCallBudget
+  /// Who a call is for, to count it against its user's share: the gateway's verifier (cached).
+  private let verifier: TokenVerifier?
   /// Bytes of request bodies being read or answered now, all connections together.
   let bodyBudget: ByteBudget
 
-  /// Web calls answered at once, at most: each holds a stream on a connection the gateway shares
-  /// (to its own server, or a domain's), which takes 1,000; past this, `resource_exhausted`.
-  static let maxCallsInFlight = 512
-
   init(
     upstream: ConnectUpstream, schema: @escaping @Sendable () -> ProtoSchema, cors: CORSPolicy, maxMessageBytes: Int,
-    pages: WebPages = WebPages(), devTokens: DevTokens? = nil
+    pages: WebPages = WebPages(), devTokens: DevTokens? = nil, verifier: TokenVerifier? = nil,
+    calls: WebCallBudget = WebCallBudget()
   ) {
     self.pages = pages
     self.devTokens = devTokens
+    self.verifier = verifier
+    self.calls = calls
     self.bodyBudget = ByteBudget(limit: 64 << 20)
     self.upstream = upstream
     self.schema = schema
@@ -117,15 +120,18 @@ final class ConnectResponder: Sendable {
   // MARK: - Calls
 
   private func call(_ request: WebRequest, cors: [(String, String)], writer: some WebResponseWriter) async throws {
-    guard callsInFlight.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxCallsInFlight else {
-      callsInFlight.wrappingSubtract(1, ordering: .relaxed)
+    let schema = schema()
+    let streaming = schema.methods[request.path]?.serverStreaming ?? false
+    let user = await user(of: request)
+    do {
+      try calls.acquire(user: user, streaming: streaming)
+    } catch {
       let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:))
-      let failure = ConnectFailure(
-        code: .resourceExhausted, message: "the gateway has \(Self.maxCallsInFlight) web calls in progress; try again")
-      let (status, contentType, body) = failure.answer(kind: kind, codec: nil)
+      let (status, contentType, body) = ConnectFailure(code: .resourceExhausted, message: error.message).answer(
+        kind: kind, codec: nil)
       return try await writer.respond(status: status, headers: [("content-type", contentType)] + cors, body: body)
     }
-    defer { callsInFlight.wrappingSubtract(1, ordering: .relaxed) }
+    defer { calls.release(user: user, streaming: streaming) }
     guard let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:)) else {
       let body = Array("unsupported content type; this endpoint takes \(ConnectRequestKind.accepted)\n".utf8)
       return try await writer.respond(
@@ -134,7 +140,6 @@ final class ConnectResponder: Sendable {
           ("accept-post", ConnectRequestKind.accepted), ("content-type", "text/plain; charset=utf-8"),
         ], body: body)
     }
-    let schema = schema()
     let codec = ProtoJSONCodec(schema: schema)
     let exchange = ConnectExchange(kind: kind, codec: codec, cors: cors, writer: writer)
     do {
@@ -143,6 +148,15 @@ final class ConnectResponder: Sendable {
     } catch let failure as ConnectFailure {
       try await exchange.fail(failure, trailers: Metadata())
     }
+  }
+
+  /// The user whose share a call counts against: its bearer token's verified subject, or the
+  /// anonymous user's when it has none that verifies (the call itself then fails as gRPC says).
+  private func user(of request: WebRequest) async -> UserKey {
+    guard let verifier, let header = request.header("authorization"),
+      let token = try? BearerCredential.token(inHeader: header), let caller = try? await verifier.verify(token)
+    else { return UserKey("") }
+    return UserKey(caller.subject)
   }
 
   /// The gRPC call a request asks for; a `ConnectFailure` says what is wrong with it.

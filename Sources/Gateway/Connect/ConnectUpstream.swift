@@ -12,6 +12,10 @@ final class ConnectUpstream: Sendable {
 
   let deadline: CallDeadline
 
+  /// The longest a web stream stays open: a live view that wants more opens it again (with a
+  /// token that still holds), so that no stream keeps a place, or a user's trust, for ever.
+  static let maximumStreamDuration: Duration = .seconds(15 * 60)
+
   init(gateway: GRPCClient<HTTP2ClientTransport.Posix>, directory: DomainDirectory, deadline: CallDeadline) {
     self.gateway = gateway
     self.directory = directory
@@ -33,11 +37,7 @@ final class ConnectUpstream: Sendable {
     onMessage: @escaping @Sendable ([UInt8]) async throws -> Void
   ) async throws -> Metadata {
     var options = CallOptions.defaults
-    // As the relay does for gRPC callers: the caller's deadline capped, or the default when it set
-    // none; a server stream (live updates) keeps the caller's.
-    options.timeout =
-      call.method.serverStreaming
-      ? call.timeout : min(call.timeout ?? deadline.defaultTimeout, deadline.maximumTimeout)
+    options.timeout = Self.timeout(asked: call.timeout, streaming: call.method.serverStreaming, deadline: deadline)
     var metadata = call.metadata
     metadata.replaceOrAddString(
       RequestID.accept(metadata[stringValues: RequestID.metadataKey].first(where: { _ in true })),
@@ -58,6 +58,15 @@ final class ConnectUpstream: Sendable {
       }
       return trailers
     }
+  }
+
+  /// A call's timeout, as the relay sets it for gRPC callers: the caller's deadline capped, or the
+  /// default when it set none; a server stream (live updates) keeps the caller's, up to the web's
+  /// longest stream.
+  static func timeout(asked: Duration?, streaming: Bool, deadline: CallDeadline) -> Duration {
+    streaming
+      ? min(asked ?? maximumStreamDuration, maximumStreamDuration)
+      : min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
   }
 
   /// The client a call to `path` goes over.

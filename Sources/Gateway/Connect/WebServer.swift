@@ -28,6 +28,10 @@ final class WebServer: Service, Sendable {
   let requestTimeout: Duration
   /// The local identity folder whose key signs the page's development tokens; nil: none.
   private let devTokensFrom: String?
+  /// The gateway's token verifier: a web call counts against its user's share (`WebCallBudget`).
+  private let verifier: TokenVerifier?
+  /// The web calls answered at once, and each user's share of them.
+  private let webCalls: WebCallBudget
   private let maxMessageBytes: Int
   private let gatewayServer: @Sendable () async throws -> DomainEndpoint
   private let logger: Logger
@@ -37,8 +41,11 @@ final class WebServer: Service, Sendable {
   init(
     directory: DomainDirectory, reflection: GatewayReflection, cors: CORSPolicy, maxMessageBytes: Int,
     deadline: CallDeadline, requestTimeout: Duration, pages: WebPages = WebPages(), devTokensFrom: String? = nil,
-    logger: Logger, gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
+    verifier: TokenVerifier? = nil, webCalls: WebCallBudget = WebCallBudget(), logger: Logger,
+    gatewayServer: @escaping @Sendable () async throws -> DomainEndpoint
   ) {
+    self.verifier = verifier
+    self.webCalls = webCalls
     self.deadline = deadline
     self.requestTimeout = requestTimeout
     self.pages = pages
@@ -93,7 +100,8 @@ final class WebServer: Service, Sendable {
       let responder = ConnectResponder(
         upstream: ConnectUpstream(gateway: client, directory: directory, deadline: deadline),
         schema: { reflection.schema() },
-        cors: cors, maxMessageBytes: maxMessageBytes, pages: pages, devTokens: devTokens)
+        cors: cors, maxMessageBytes: maxMessageBytes, pages: pages, devTokens: devTokens, verifier: verifier,
+        calls: webCalls)
       channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
         .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
         .childChannelInitializer { connection in

@@ -43,7 +43,9 @@ struct UpCommand: AsyncParsableCommand {
     let bin = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     let dataURL = URL(fileURLWithPath: data)
     let logs = dataURL.appendingPathComponent("logs")
-    try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+    // The stores, the logs and the identity: this user's only (0700; files 0600).
+    try PrivateFiles.directory(dataURL.path)
+    try PrivateFiles.directory(logs.path)
     // The local identity provider: its JWKS is what every service checks tokens against.
     _ = try LocalIdentity.issuer(data: data)
     let jwks = ["--jwks", LocalIdentity.jwksPath(data: data)]

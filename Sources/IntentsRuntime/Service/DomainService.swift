@@ -66,6 +66,9 @@ package struct DomainService: Sendable {
       throw KeySetError.unreadable("no JWKS configured: pass --jwks (env INTENTMESH_JWKS)")
     }
     let verifier = try await authentication.makeVerifier(logger: logger)
+    if let warning = PlaintextWarning.message(host: configuration.host, tls: configuration.tls != nil) {
+      logger.warning("\(warning)")
+    }
     let transport = ServiceTransport.http2(
       host: configuration.host, port: configuration.port, maxRequestMessageBytes: configuration.maxRequestMessageBytes,
       tls: configuration.tls, idleTimeout: configuration.idleTimeout, enforcesDeadlines: true)

@@ -4,7 +4,10 @@ internal import Foundation
 /// Where a domain keeps its state, as one string: a SQLite file path (or `:memory:`), a
 /// `sqlite:` URL, or a `postgres://user:password@host:port/database` URL. A PostgreSQL URL may add
 /// `?schema=NAME` (each domain's tables live in their own schema; the domain's name by default) and
-/// `sslmode=disable|prefer` (prefer by default, as libpq does).
+/// `sslmode=` as libpq takes it — `disable`, `allow` or `prefer` (the default: TLS when the server
+/// offers it, which an attacker on the path can strip), `require` (TLS or no connection; the
+/// certificate not checked), `verify-ca` (and signed by a trusted CA) or `verify-full` (and naming
+/// the host) — with `sslrootcert=PATH`, the PEM file of the CA to trust (the system's CAs without).
 package enum StoreLocation: Sendable, Equatable {
   case sqlite(path: String)
   case postgres(PostgresLocation)
@@ -18,7 +21,28 @@ package enum StoreLocation: Sendable, Equatable {
     package var database: String?
     /// The schema holding this domain's tables; nil means the domain's default.
     package var schema: String?
-    package var useTLS: Bool
+    package var tls: TLSMode
+  }
+
+  /// How the connection to PostgreSQL is protected (`sslmode`, `sslrootcert`).
+  package enum TLSMode: Sendable, Equatable {
+    case disable
+    /// TLS when the server offers it, else plaintext.
+    case prefer
+    /// TLS or no connection; any certificate.
+    case require
+    /// TLS with a certificate signed by the CA in `rootCertificate` (the system's CAs when nil).
+    case verifyCA(rootCertificate: String?)
+    /// As `verifyCA`, and the certificate names the host connected to.
+    case verifyFull(rootCertificate: String?)
+
+    /// Whether a connection without TLS is refused.
+    package var isRequired: Bool {
+      switch self {
+      case .disable, .prefer: false
+      case .require, .verifyCA, .verifyFull: true
+      }
+    }
   }
 
   /// Reads a location; throws `StoreLocationError` with what is wrong.
@@ -71,7 +95,8 @@ extension StoreLocation.PostgresLocation {
     let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
     self.database = path.isEmpty ? nil : path
     self.schema = nil
-    self.useTLS = true
+    var mode = "prefer"
+    var rootCertificate: String?
     for item in components.queryItems ?? [] {
       switch (item.name, item.value ?? "") {
       case ("schema", let value):
@@ -79,13 +104,26 @@ extension StoreLocation.PostgresLocation {
           throw StoreLocationError("schema \(value) must be letters, digits and underscores, starting with a letter")
         }
         self.schema = value
-      case ("sslmode", "disable"): self.useTLS = false
-      case ("sslmode", "prefer"), ("sslmode", "allow"): self.useTLS = true
-      case ("sslmode", let value):
-        throw StoreLocationError("sslmode=\(value) is not supported here (disable or prefer)")
+      case ("sslmode", let value): mode = value
+      case ("sslrootcert", let value):
+        guard !value.isEmpty else { throw StoreLocationError("sslrootcert names no file") }
+        rootCertificate = value
       case (let name, _):
-        throw StoreLocationError("unknown database URL option \(name) (schema, sslmode)")
+        throw StoreLocationError("unknown database URL option \(name) (schema, sslmode, sslrootcert)")
       }
+    }
+    switch mode {
+    case "disable": self.tls = .disable
+    case "allow", "prefer": self.tls = .prefer
+    case "require": self.tls = .require
+    case "verify-ca": self.tls = .verifyCA(rootCertificate: rootCertificate)
+    case "verify-full": self.tls = .verifyFull(rootCertificate: rootCertificate)
+    default:
+      throw StoreLocationError(
+        "sslmode=\(mode) is not one of disable, allow, prefer, require, verify-ca, verify-full")
+    }
+    if rootCertificate != nil, !["verify-ca", "verify-full"].contains(mode) {
+      throw StoreLocationError("sslrootcert is for sslmode=verify-ca or verify-full, not \(mode)")
     }
   }
 }

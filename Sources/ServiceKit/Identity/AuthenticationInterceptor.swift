@@ -2,8 +2,9 @@ package import GRPCCore
 import IntentMeshCore
 
 /// Verifies every call's bearer token before any handler or store is touched, and makes the caller
-/// visible to the handler (and to a streaming response) as `VerifiedCaller.current`. Describe, health,
-/// reflection and the gateway's route list stay open: they say what a service is, not whose data.
+/// visible to the handler (and to a streaming response) as `VerifiedCaller.current`. A streaming
+/// response lasts only while the token holds (`StreamTrust`). Describe, health, reflection and the
+/// gateway's route list stay open: they say what a service is, not whose data.
 package struct AuthenticationInterceptor: ServerInterceptor {
   package let verifier: TokenVerifier
 
@@ -34,8 +35,10 @@ package struct AuthenticationInterceptor: ServerInterceptor {
   ) async throws -> StreamingServerResponse<Output> {
     if Self.isOpen(context.descriptor) { return try await next(request, context) }
     let caller: VerifiedCaller
+    let token: Substring
     do {
-      caller = try await verifier.verify(try BearerCredential.token(in: request.metadata))
+      token = try BearerCredential.token(in: request.metadata)
+      caller = try await verifier.verify(token)
     } catch {
       return StreamingServerResponse(
         error: RPCError(code: error.rpcErrorCode, message: error.rpcErrorMessage, metadata: error.rpcErrorMetadata))
@@ -43,8 +46,17 @@ package struct AuthenticationInterceptor: ServerInterceptor {
     var response = try await VerifiedCaller.$current.withValue(caller) { try await next(request, context) }
     if case .success(var contents) = response.accepted {
       let producer = contents.producer
-      contents.producer = { writer in
-        try await VerifiedCaller.$current.withValue(caller) { try await producer(writer) }
+      let verifier = verifier
+      if StreamTrust.streams(context.descriptor) {
+        contents.producer = { writer in
+          try await VerifiedCaller.$current.withValue(caller) {
+            try await StreamTrust.run(token, caller: caller, verifier: verifier) { try await producer(writer) }
+          }
+        }
+      } else {
+        contents.producer = { writer in
+          try await VerifiedCaller.$current.withValue(caller) { try await producer(writer) }
+        }
       }
       response.accepted = .success(contents)
     }

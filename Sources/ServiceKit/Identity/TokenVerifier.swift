@@ -46,6 +46,9 @@ package final class TokenVerifier: Sendable {
     self.now = now
   }
 
+  /// The generation of the key set installed now.
+  func currentGeneration() -> Int { state.withLock { $0.generation } }
+
   /// Loads the JWKS; a service calls it before it serves and refuses to start when it throws.
   func loadKeys() async throws {
     let ticket = state.withLock { state in

@@ -38,6 +38,7 @@ struct GatewayHarness {
     limits: RelayLimits = .defaults,
     cors: CORSPolicy = CORSPolicy(),
     maxMessageBytes: Int = 4 << 20,
+    webCalls: WebCallBudget = WebCallBudget(),
     _ body: (GatewayHarness) async throws -> T
   ) async throws -> T {
     var logger = Logger(label: "test.gateway")
@@ -93,7 +94,8 @@ struct GatewayHarness {
     let gatewayEndpoint = DomainEndpoint(host: "127.0.0.1", port: gateway.port)
     let web = WebServer(
       directory: directory, reflection: reflection, cors: cors, maxMessageBytes: maxMessageBytes,
-      deadline: router.deadline, requestTimeout: limits.handshakeTimeout, logger: logger
+      deadline: router.deadline, requestTimeout: limits.handshakeTimeout, verifier: try await TestIdentity.verifier(),
+      webCalls: webCalls, logger: logger
     ) { gatewayEndpoint }
     let webTask = Task { try await web.run() }
     defer { webTask.cancel() }

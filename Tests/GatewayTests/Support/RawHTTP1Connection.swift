@@ -46,20 +46,7 @@ final class RawHTTP1Connection: RawLoopbackConnection, @unchecked Sendable {
 
   func readResponse(within seconds: Double = 10) throws -> Response {
     let deadline = Date().addingTimeInterval(seconds)
-    let headEnd = try readUntil(deadline) { bytes in Self.find([13, 10, 13, 10], in: bytes).map { $0 + 4 } }
-    let head = String(decoding: received[..<headEnd], as: UTF8.self)
-    received.removeFirst(headEnd)
-    var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
-    guard !lines.isEmpty, let status = Int(lines.removeFirst().split(separator: " ").dropFirst().first ?? "") else {
-      throw Failure.malformed(head)
-    }
-    let headers = lines.compactMap { line -> (String, String)? in
-      guard let colon = line.firstIndex(of: ":") else { return nil }
-      return (
-        String(line[..<colon]).lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-      )
-    }
-    var response = Response(status: status, headers: headers, body: [])
+    var response = try readHead(until: deadline)
     if let length = response.header("content-length").flatMap(Int.init) {
       _ = try readUntil(deadline) { $0.count >= length ? length : nil }
       response.body = Array(received.prefix(length))
@@ -76,6 +63,28 @@ final class RawHTTP1Connection: RawLoopbackConnection, @unchecked Sendable {
       }
     }
     return response
+  }
+
+  /// The status and headers of the next response, its body left to come (a stream that stays open).
+  func readHead(within seconds: Double = 10) throws -> Response {
+    try readHead(until: Date().addingTimeInterval(seconds))
+  }
+
+  private func readHead(until deadline: Date) throws -> Response {
+    let headEnd = try readUntil(deadline) { bytes in Self.find([13, 10, 13, 10], in: bytes).map { $0 + 4 } }
+    let head = String(decoding: received[..<headEnd], as: UTF8.self)
+    received.removeFirst(headEnd)
+    var lines = head.components(separatedBy: "\r\n").filter { !$0.isEmpty }
+    guard !lines.isEmpty, let status = Int(lines.removeFirst().split(separator: " ").dropFirst().first ?? "") else {
+      throw Failure.malformed(head)
+    }
+    let headers = lines.compactMap { line -> (String, String)? in
+      guard let colon = line.firstIndex(of: ":") else { return nil }
+      return (
+        String(line[..<colon]).lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      )
+    }
+    return Response(status: status, headers: headers, body: [])
   }
 
   private func readUntil(_ deadline: Date, _ done: ([UInt8]) -> Int?) throws -> Int {

@@ -38,10 +38,25 @@ package final class PostgresStore: IntentStore {
     guard StoreLocation.isIdentifier(schema) else {
       throw StoreLocationError("schema \(schema) must be letters, digits and underscores, starting with a letter")
     }
+    let tls = try PostgresTLS(location.tls)
+    // One connection first: a server that cannot be reached, refuses the credentials or fails the
+    // TLS the URL asks for says why at once — the pool would retry for a minute, then say only that
+    // it gave up.
+    var probe = PostgresConnection.Configuration(
+      host: location.host, port: location.port, username: location.username, password: location.password,
+      database: location.database, tls: try tls.connection())
+    probe.options.connectTimeout = .seconds(5)
+    do {
+      let connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+      try await connection.close()
+    } catch {
+      throw StoreLocationError(
+        "cannot connect to PostgreSQL at \(location.host):\(location.port) (sslmode \(location.tls)): \(String(reflecting: error))"
+      )
+    }
     var configuration = PostgresClient.Configuration(
       host: location.host, port: location.port, username: location.username, password: location.password,
-      database: location.database, tls: .disable)
-    if location.useTLS { configuration.tls = .prefer(.makeClientConfiguration()) }
+      database: location.database, tls: tls.client)
     configuration.options.maximumConnections = max(2, maximumConnections)
     configuration.options.connectTimeout = .seconds(5)
     configuration.options.additionalStartupParameters = [("search_path", schema)]

@@ -1,4 +1,5 @@
 internal import IntentsKit
+internal import IntentMeshCore
 internal import Foundation
 package import Logging
 internal import NIOCore
@@ -63,8 +64,13 @@ package final class SQLiteStore: IntentStore {
   package static func open(path: String, logger: Logger, readers: Int = 4) async throws -> SQLiteStore {
     let memory = path == ":memory:"
     if !memory {
-      let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-      try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+      // Every user's data and the confirmation key: readable by this user only. SQLite makes the
+      // log and its index with the database file's mode.
+      try PrivateFiles.directory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
+      try PrivateFiles.file(path)
+      for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+        try PrivateFiles.file(path + suffix)
+      }
     }
     let threadPool = NIOThreadPool(numberOfThreads: 1)
     threadPool.start()
