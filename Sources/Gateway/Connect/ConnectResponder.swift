@@ -1,7 +1,6 @@
 internal import GRPCCore
 internal import ServiceKit
 internal import IntentMeshCore
-internal import Synchronization
 
 /// Answers the gateway's web requests: the Connect protocol (unary JSON or binary, server streams
 /// in Connect's envelopes) and gRPC-Web, for every method the gateway serves or relays, each made
