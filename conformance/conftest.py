@@ -27,6 +27,10 @@ def pytest_addoption(parser):
     group.addoption("--token-command", help="prints a bearer token for {user}, e.g. 'intentmesh token --user {user}'")
     group.addoption("--jwt-issuer", default="intentmesh")
     group.addoption("--jwt-audience", default="intentmesh")
+    group.addoption(
+        "--rotate-keys", action="store_true",
+        help="the JWKS file in --identity may be rewritten for a while (a private stack): tests that take a key out")
+    group.addoption("--bin", help="the folder of the built services, for a profile's `launch` command ({bin})")
 
 
 def pytest_configure(config):
@@ -64,6 +68,8 @@ def domain(request):
     manifest = stub.Describe(extension_service_pb2.DescribeRequest(), timeout=10).manifest
     tokens = Tokens(option("--identity"), option("--token-command"), option("--jwt-issuer"), option("--jwt-audience"))
     made = Domain(target, channel, manifest, Reflection(channel), profile, tokens)
+    made.rotate_keys = option("--rotate-keys")
+    made.bin = option("--bin")
     yield made
     channel.close()
 

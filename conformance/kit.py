@@ -145,12 +145,19 @@ class Tokens:
             kid = json.load(jwks)["keys"][0]["kid"]
         return private, kid
 
-    def signed(self, claims, kid=None, key=None):
-        """Any claims, signed with the identity's key (tests of expired, foreign or odd tokens)."""
+    def signed(self, claims, kid=None, key=None, without_kid=False):
+        """Any claims, signed with the identity's key (tests of expired, foreign or odd tokens);
+        `without_kid`: a header that names no key."""
         import jwt
 
         private, own_kid = self.key()
-        return jwt.encode(claims, key or private, algorithm="ES256", headers={"kid": kid or own_kid})
+        headers = {} if without_kid else {"kid": kid or own_kid}
+        return jwt.encode(claims, key or private, algorithm="ES256", headers=headers)
+
+    @property
+    def jwks_path(self):
+        """The JWKS file the stack's services read (--identity's jwks.json)."""
+        return os.path.join(self._identity, "jwks.json") if self._identity else None
 
     def claims(self, user, ttl=3600, now=None):
         now = int(now if now is not None else time.time())
