@@ -28,7 +28,15 @@ struct PrivateFilesTests {
     #expect(try Self.mode(nested.path) == 0o700)
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: nested.path)
     try PrivateFiles.directory(nested.path)
+    #expect(try Self.mode(nested.path) == 0o755, "an existing folder is the operator's unless asked")
+    try PrivateFiles.directory(nested.path, tighteningExisting: true)
     #expect(try Self.mode(nested.path) == 0o700)
+    // A shared folder (sticky, as /tmp) is never tightened.
+    let shared = root.appendingPathComponent("shared").path
+    try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+    try FileManager.default.setAttributes([.posixPermissions: 0o1777], ofItemAtPath: shared)
+    try PrivateFiles.directory(shared, tighteningExisting: true)
+    #expect(try Self.mode(shared) == 0o1777)
     let file = nested.appendingPathComponent("store.sqlite").path
     try PrivateFiles.file(file)
     #expect(try Self.mode(file) == 0o600)
@@ -39,7 +47,9 @@ struct PrivateFilesTests {
     #expect(try String(contentsOfFile: file, encoding: .utf8) == "kept")
   }
 
-  @Test("a SQLite store's file, its log and the log's index are 0600 in a 0700 folder; an open old one is tightened")
+  @Test(
+    "a SQLite store's file, its log and the log's index are 0600 in a 0700 folder it made; an open old one is tightened; the folder of a store in /tmp is left alone"
+  )
   func sqliteStore() async throws {
     let root = Self.scratch()
     defer { try? FileManager.default.removeItem(at: root) }
@@ -57,6 +67,13 @@ struct PrivateFilesTests {
       #expect(try Self.mode(file) == 0o600, "\(file)")
     }
     try await reopened.close()
+    let temporary = FileManager.default.temporaryDirectory.path
+    let before = try Self.mode(temporary)
+    let loose = TemporaryDatabase.path(named: "private-files")
+    defer { TemporaryDatabase.remove(loose) }
+    try await SQLiteStore.open(path: loose, logger: TestStore.quietLogger, readers: 1).close()
+    #expect(try Self.mode(temporary) == before)
+    #expect(try Self.mode(loose) == 0o600)
   }
 }
 

@@ -45,15 +45,15 @@ MIGRATIONS = [
 
 
 def private(path):
-    """Makes the store's folder 0700 and file 0600 (tightening ones left open by an earlier run),
-    and its journal files 0600 where they exist: SQLite makes new ones with the file's mode."""
+    """Makes the store's folder 0700 when it is missing (an existing one is the operator's), and the
+    file 0600, tightening one an earlier run left open, and its journal files where they exist:
+    SQLite makes new ones with the file's mode."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    for target, mode in [(folder, 0o700), (path, 0o600), (path + "-wal", 0o600), (path + "-shm", 0o600)]:
-        if target == path:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+    for target in (path, path + "-wal", path + "-shm"):
         if os.path.exists(target) and os.stat(target).st_uid == os.geteuid() and os.stat(target).st_mode & 0o077:
-            os.chmod(target, mode)
+            os.chmod(target, 0o600)
 
 
 class Store:

@@ -44,8 +44,8 @@ struct UpCommand: AsyncParsableCommand {
     let dataURL = URL(fileURLWithPath: data)
     let logs = dataURL.appendingPathComponent("logs")
     // The stores, the logs and the identity: this user's only (0700; files 0600).
-    try PrivateFiles.directory(dataURL.path)
-    try PrivateFiles.directory(logs.path)
+    try PrivateFiles.directory(dataURL.path, tighteningExisting: true)
+    try PrivateFiles.directory(logs.path, tighteningExisting: true)
     // The local identity provider: its JWKS is what every service checks tokens against.
     _ = try LocalIdentity.issuer(data: data)
     let jwks = ["--jwks", LocalIdentity.jwksPath(data: data)]

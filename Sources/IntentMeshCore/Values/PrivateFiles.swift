@@ -9,9 +9,10 @@ internal import Foundation
 /// stores, and a domain's confirmation key with them, so the data folder is 0700 and each store, log
 /// and key file 0600 — made so, and tightened when an earlier version left them open to others.
 package enum PrivateFiles {
-  /// Makes the folder at `path` and any missing parents with mode 0700; an existing one of this
-  /// user is tightened to 0700.
-  package static func directory(_ path: String) throws {
+  /// Makes the folder at `path` and any missing parents with mode 0700. With `tighteningExisting`,
+  /// an existing one of this user is tightened to 0700 — never a shared one (sticky, as /tmp), and
+  /// only for a folder that is the service's own (its data folder), not one a store file sits in.
+  package static func directory(_ path: String, tighteningExisting: Bool = false) throws {
     var made = ""
     for component in URL(fileURLWithPath: path).standardizedFileURL.path.split(
       separator: "/", omittingEmptySubsequences: true)
@@ -21,7 +22,7 @@ package enum PrivateFiles {
         throw PrivateFileError(path: made, operation: "create", code: errno)
       }
     }
-    try tighten(made, to: 0o700)
+    if tighteningExisting { try tighten(made, to: 0o700) }
   }
 
   /// Makes the file at `path` (empty) with mode 0600 if there is none; an existing one of this user
@@ -33,11 +34,14 @@ package enum PrivateFiles {
     try tighten(path, to: 0o600)
   }
 
-  /// Drops the group and other bits of a file or folder this user owns.
+  /// Drops the group and other bits of a file or folder this user owns; a sticky folder (shared,
+  /// as /tmp) is left as it is.
   private static func tighten(_ path: String, to mode: mode_t) throws {
     var status = stat()
     guard stat(path, &status) == 0 else { throw PrivateFileError(path: path, operation: "stat", code: errno) }
-    guard status.st_uid == geteuid(), status.st_mode & 0o077 != 0 else { return }
+    guard status.st_uid == geteuid(), status.st_mode & 0o077 != 0, status.st_mode & mode_t(S_ISVTX) == 0 else {
+      return
+    }
     guard chmod(path, mode) == 0 else { throw PrivateFileError(path: path, operation: "chmod", code: errno) }
   }
 }

@@ -64,8 +64,9 @@ package final class SQLiteStore: IntentStore {
   package static func open(path: String, logger: Logger, readers: Int = 4) async throws -> SQLiteStore {
     let memory = path == ":memory:"
     if !memory {
-      // Every user's data and the confirmation key: readable by this user only. SQLite makes the
-      // log and its index with the database file's mode.
+      // Every user's data and the confirmation key: readable by this user only (a folder made for
+      // it 0700; one that exists is the operator's). SQLite makes the log and its index with the
+      // database file's mode.
       try PrivateFiles.directory(URL(fileURLWithPath: path).deletingLastPathComponent().path)
       try PrivateFiles.file(path)
       for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
