@@ -115,15 +115,37 @@ def framed(message_bytes):
     return b"\x00" + struct.pack(">I", len(message_bytes)) + message_bytes
 
 
+def fresh_postgres_database(server, name):
+    """The URL of a new database on the PostgreSQL server at `server` (a URL of its `postgres` database)."""
+    database = re.sub(r"[^a-z0-9_]", "_", f"{name}_{uuid.uuid4().hex[:6]}".lower())
+    subprocess.run(["psql", "-q", server, "-c", f"CREATE DATABASE {database}"], check=True, stdout=subprocess.DEVNULL)
+    return server.replace("/postgres?", f"/{database}?", 1)
+
+
+def pgbench_tps(server, seconds=10):
+    """pgbench's TPC-B-like rate on `server` (scale 1, made on first use), 16 clients on 2 threads."""
+    url = server.replace("/postgres?", "/pgbench_tpcb?", 1)
+    exists = subprocess.run(["psql", "-tAq", server, "-c", "SELECT 1 FROM pg_database WHERE datname = 'pgbench_tpcb'"],
+                            check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    if not exists:
+        subprocess.run(["psql", "-q", server, "-c", "CREATE DATABASE pgbench_tpcb"], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["pgbench", "-i", "-s", "1", "-q", url], check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    done = subprocess.run(["pgbench", "-c", "16", "-j", "2", "-T", str(seconds), url], check=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return float(re.search(r"^tps = ([0-9.]+) \(without initial connection time\)", done.stdout, re.MULTILINE).group(1))
+
+
 class Service:
     """A service on a free port of loopback: a domain on a fresh SQLite database, its metrics listener
     off, unless other arguments are given (scripts/link_order.py: listeners on, the gateway's)."""
 
-    def __init__(self, binary, work, name, jwks, arguments=None):
+    def __init__(self, binary, work, name, jwks, arguments=None, postgres=None):
         self.name = name
         self.log_path = os.path.join(work, f"{name}.log")
         if arguments is None:
-            database = os.path.join(work, f"{name}-{uuid.uuid4().hex[:6]}.sqlite")
+            database = fresh_postgres_database(postgres, name) if postgres else os.path.join(
+                work, f"{name}-{uuid.uuid4().hex[:6]}.sqlite")
             # The Swift services' metrics listener is turned off; the Python domain has none.
             arguments = ["--database", database] + ([] if binary == WORKOUTS else ["--metrics-port=-1"])
         with open(self.log_path, "w") as log:
@@ -271,8 +293,8 @@ def bare_commits(work, seconds=2.0):
 C_LOAD = os.path.join(REPO, "clients", "c", "build", "intentmesh-pay-load")
 
 
-def durable_payments(binary, work, jwks, token, payments, concurrency):
-    service = Service(binary, work, "payments-durable", jwks)
+def durable_payments(binary, work, jwks, token, payments, concurrency, postgres=None):
+    service = Service(binary, work, "payments-durable", jwks, postgres=postgres)
     load = ["--c-load", C_LOAD] if os.path.exists(C_LOAD) else []
     try:
         done = subprocess.run(
@@ -312,6 +334,9 @@ def main():
     parser.add_argument("--payments", type=int, default=1200)
     parser.add_argument("--domains", default=",".join(d[0] for d in DOMAINS))
     parser.add_argument("--baseline", default="", help="a folder of other builds of the services, run beside")
+    parser.add_argument("--postgres", default="",
+                        help="a PostgreSQL server's URL (its postgres database): every Swift domain also on a fresh "
+                             "database there, beside SQLite, and pgbench's rate on it in every round")
     args = parser.parse_args()
     asked = args.domains.split(",")
     unknown = [name for name in asked if name not in {d[0] for d in DOMAINS}]
@@ -321,15 +346,17 @@ def main():
     loads = [(1, 1), (16, 10)]
     builds = [("", args.bin)] + ([("@baseline", args.baseline)] if args.baseline else [])
 
+    stores = [("", None)] + ([("@postgres", args.postgres)] if args.postgres else [])
     services, bodies = {}, {}
     for domain, binary, busiest, read_only in chosen:
         for suffix, folder in builds:
-            if binary == WORKOUTS and suffix:
-                continue  # one checkout, one UnicornFit
-            name = domain + suffix
-            service = Service(os.path.join(folder, binary), args.work, name, args.jwks)
-            services[name] = service
-            bodies[name] = Bodies(service, args.token, busiest, read_only)
+            for store, server in stores:
+                if binary == WORKOUTS and (suffix or store):
+                    continue  # one checkout, one UnicornFit, on its own store
+                name = domain + suffix + store
+                service = Service(os.path.join(folder, binary), args.work, name, args.jwks, postgres=server)
+                services[name] = service
+                bodies[name] = Bodies(service, args.token, busiest, read_only)
     try:
         for name in services:  # every request is a real success before any is counted
             for target in bodies[name].targets:
@@ -337,15 +364,21 @@ def main():
         time.sleep(1)
         idle = {name: service.rss_mib() for name, service in services.items()}
         results = {}
-        commits, payments = [], {suffix: [] for suffix, _ in builds}
+        commits, pgbench = [], []
+        payments = {suffix + store: [] for suffix, _ in builds for store, _ in stores}
         for round_number in range(1, args.rounds + 1):
             commits.append(bare_commits(args.work))
             print(f"round {round_number} bare SQLite commits/s: {commits[-1]:.0f}", file=sys.stderr)
+            if args.postgres:
+                pgbench.append(pgbench_tps(args.postgres, seconds=max(2, args.seconds)))
+                print(f"round {round_number} pgbench TPC-B-like tps: {pgbench[-1]:.0f}", file=sys.stderr)
             for suffix, folder in builds:
-                payments[suffix].append(durable_payments(os.path.join(folder, "payments-service"), args.work,
-                                                         args.jwks, args.token, args.payments, 16))
-                print(f"round {round_number} durable payment Handles/s at 16{suffix}: {payments[suffix][-1]:.0f}",
-                      file=sys.stderr)
+                for store, server in stores:
+                    rates = payments[suffix + store]
+                    rates.append(durable_payments(os.path.join(folder, "payments-service"), args.work,
+                                                  args.jwks, args.token, args.payments, 16, postgres=server))
+                    print(f"round {round_number} durable payment Handles/s at 16{suffix}{store}: {rates[-1]:.0f}",
+                          file=sys.stderr)
             for load in loads:
                 for name in services:
                     for target in bodies[name].targets:
@@ -378,11 +411,15 @@ def main():
         print(f"| {name} | {idle[name]:.1f} MiB | {after[name]:.1f} MiB |")
     commit_rate = statistics.median(commits)
     print(f"\nbare SQLite commits (WAL, synchronous=FULL): {spread(commits)}/s")
-    for suffix, rates in payments.items():
+    if pgbench:
+        print(f"pgbench TPC-B-like on the PostgreSQL server (scale 1, -c 16 -j 2): {spread(pgbench)} tps")
+    for name, rates in payments.items():
         payment_rate = statistics.median(rates)
         client = "clients/c's intentmesh-pay-load" if os.path.exists(C_LOAD) else "Python grpc.aio"
-        print(f"durable payment Handles{suffix} at 16 concurrent (Confirm + Handle each, from {client}): "
-              f"{spread(rates)}/s, ×{payment_rate / commit_rate:.2f} of the bare commit rate")
+        versus = (f"×{payment_rate / statistics.median(pgbench):.2f} of pgbench's tps" if name.endswith("@postgres")
+                  else f"×{payment_rate / commit_rate:.2f} of the bare commit rate")
+        print(f"durable payment Handles{name} at 16 concurrent (Confirm + Handle each, from {client}): "
+              f"{spread(rates)}/s, {versus}")
 
 
 if __name__ == "__main__":

@@ -74,6 +74,16 @@ struct ConfirmationUnderConcurrencyTests {
     }
   }
 
+  /// Diana in Scott's contacts, so that he can pay her.
+  static func scottKnowsDiana(_ store: any IntentStore) async throws {
+    _ = try await store.write { database in
+      try await PaymentsApp.addPayee(
+        StoredPayee(
+          id: "diana", displayName: "Diana Huang", givenName: "Diana", familyName: "Huang",
+          handle: "diana@unicornpay.example"), for: "scott", in: database)
+    }
+  }
+
   static func books(_ store: any IntentStore) async throws -> (checking: Int64, savings: Int64, problems: [String]) {
     try await store.read { database in
       (
@@ -137,12 +147,7 @@ struct ConfirmationUnderConcurrencyTests {
   )
   func paymentReceivedMeanwhile() async throws {
     try await domain.run { client, _, _, store in
-      _ = try await store.write { database in
-        try await PaymentsApp.addPayee(
-          StoredPayee(
-            id: "diana", displayName: "Diana Huang", givenName: "Diana", familyName: "Huang",
-            handle: "diana@unicornpay.example"), for: "scott", in: database)
-      }
+      try await Self.scottKnowsDiana(store)
       let before = try await Self.books(store)
       let mine = try await Self.resolved(client, try PaymentsServiceTests.payment(5, identifier: "diana-pays"))
       let yes = try await Self.token(client, mine)

@@ -29,6 +29,9 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
   case liveUpdatesUnsupported(intentClass: String)
   /// A handler broke the SiriKit contract, e.g. too few array results (INTERNAL).
   case handlerContract(String)
+  /// A write kept finding what it read moved by concurrent writes, and was given up; nothing of it
+  /// is stored, and the same request may be sent again (ABORTED).
+  case writeConflict(String)
 
   package var rpcErrorCode: RPCError.Code {
     switch self {
@@ -40,6 +43,7 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
     case .unauthenticated: .unauthenticated
     case .liveUpdatesUnsupported: .unimplemented
     case .handlerContract: .internalError
+    case .writeConflict: .aborted
     }
   }
 
@@ -50,7 +54,8 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
         ? "intent.intent_class is empty; name a class such as INSendMessageIntent"
         : "no handler for intent class \(name) in this service"
     case .invalidPayload(let message), .invalidArgument(let message), .permissionDenied(let message),
-      .unauthenticated(let message), .handlerContract(let message), .confirmationRequired(let message):
+      .unauthenticated(let message), .handlerContract(let message), .confirmationRequired(let message),
+      .writeConflict(let message):
       message
     case .restrictedWhileLocked(let intentClass):
       "\(intentClass) is restricted while locked: the user must unlock the device first"
@@ -78,6 +83,7 @@ package enum IntentMeshError: Error, Equatable, ExplainedRPCError {
     case .confirmedValuesChanged: "CONFIRMED_VALUES_CHANGED"
     case .liveUpdatesUnsupported: "NO_LIVE_UPDATES"
     case .handlerContract: "HANDLER_CONTRACT"
+    case .writeConflict: "WRITE_CONFLICT"
     }
   }
 

@@ -16,6 +16,8 @@ package final class IntentRegistration: Sendable {
   package let requiresUserConfirmation: Bool
   package let confirmationPrompt: String
   package let handleHasEffects: Bool
+  /// How Handle's write runs beside the store's other writes.
+  package let handleConcurrency: WriteConcurrency
   package let supportsLiveUpdates: Bool
   package let viewController: AnyIntentViewController?
 
@@ -83,6 +85,7 @@ package final class IntentRegistration: Sendable {
     self.requiresUserConfirmation = H.requiresUserConfirmation
     self.confirmationPrompt = H.confirmationPrompt
     self.handleHasEffects = H.handleHasEffects
+    self.handleConcurrency = H.handleConcurrency
     self.supportsLiveUpdates = liveUpdates != nil
     self.viewController = view
     self.liveUpdates = liveUpdates

@@ -22,6 +22,10 @@ package protocol IntentHandler: Sendable {
   /// Whether handle changes state. Handles with effects are exactly-once per (user, identifier):
   /// the answer is stored with the effect in one transaction. Searches set this to false.
   static var handleHasEffects: Bool { get }
+  /// How handle's write transaction runs beside the store's other writes. Default `.serialized`
+  /// (alone); `.concurrent` only for a handle whose effects hold by their own statements and that
+  /// throws `WriteConflict` when one finds what it read has moved.
+  static var handleConcurrency: WriteConcurrency { get }
 
   /// A dry run of handle. Default: ready.
   func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response>
@@ -37,6 +41,7 @@ extension IntentHandler {
   package static var requiresUserConfirmation: Bool { false }
   package static var confirmationPrompt: String { "" }
   package static var handleHasEffects: Bool { true }
+  package static var handleConcurrency: WriteConcurrency { .serialized }
 
   package func confirm(intent: Intent, context: IntentContext) async throws -> IntentAnswer<Response> {
     IntentAnswer(.ready)

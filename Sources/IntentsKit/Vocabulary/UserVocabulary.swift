@@ -76,4 +76,33 @@ package enum UserVocabulary {
       }
     }
   }
+
+  /// The user's entries of each of `types`, most important first, in one statement; kept across
+  /// requests like `entries(userID:type:)`.
+  package static func entries(
+    userID: String, types: [Intentmesh_V1_VocabularyStringType], in database: any SQLDatabase
+  ) async throws -> [Intentmesh_V1_VocabularyStringType: [Entry]] {
+    let key = "vocabulary." + types.map { String($0.rawValue) }.joined(separator: ",")
+    return try await database.cachedRead(key, userID: userID) {
+      var placeholders: [SQLQueryString] = []
+      for type in types { placeholders.append("\(bind: type.rawValue)") }
+      var found: [Intentmesh_V1_VocabularyStringType: [Entry]] = [:]
+      for type in types { found[type] = [] }
+      for row in try await database.raw(
+        """
+        SELECT vocabulary_type, phrase, vocabulary_identifier FROM intentmesh_user_vocabulary
+        WHERE user_id = \(bind: userID) AND vocabulary_type IN (\(placeholders.joined(separator: ", ")))
+        ORDER BY vocabulary_type, position
+        """
+      ).all() {
+        let type = Intentmesh_V1_VocabularyStringType(rawValue: try row.decode(column: "vocabulary_type", as: Int.self))
+        guard let type else { continue }
+        found[type, default: []].append(
+          Entry(
+            phrase: try row.decode(column: "phrase", as: String.self),
+            vocabularyIdentifier: try row.decode(column: "vocabulary_identifier", as: String.self)))
+      }
+      return found
+    }
+  }
 }

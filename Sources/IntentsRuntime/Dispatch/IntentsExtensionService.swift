@@ -128,7 +128,9 @@ struct IntentsExtensionService: Intentmesh_V1_IntentsExtension.SimpleServiceProt
         return respond(try await store.read { try await registration.handle(decoded, intentContext, $0) })
       }
       let payloadBytes: Data = try (payload ?? Google_Protobuf_Any()).encodedBytes()
-      return try await store.write { database in
+      // A concurrent Handle of the same identifier trips the ledger's key when it records: its
+      // write is run again, finds this one's entry, and replays it.
+      return try await store.write(registration.handleConcurrency) { database in
         if let earlier = try await HandledIntentLedger.entry(
           userID: intentContext.userID, identifier: intent.identifier, in: database)
         {

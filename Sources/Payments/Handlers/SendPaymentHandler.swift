@@ -18,6 +18,9 @@ struct SendPaymentHandler: IntentHandler {
   static let intentClass = "INSendPaymentIntent"
   static let requiresUserConfirmation = true
   static let confirmationPrompt = "Ready to send it?"
+  /// Payments run beside each other (on PostgreSQL): what one reads that another may move is a
+  /// balance, and the ledger's UPDATE checks that itself; each payment's rows are its own.
+  static let handleConcurrency = WriteConcurrency.concurrent
   static var parameters: [IntentParameter<Self>] {
     [
       .value("payee", \.payee, prompt: "Who do you want to pay?", label: "To", resolve: Self.resolvePayee),
@@ -134,9 +137,14 @@ struct SendPaymentHandler: IntentHandler {
     case .failure(let refusal): return refusal.answer
     case .success(let ready): plan = ready
     }
-    try await plan.payment.post(
-      identifiers: identifiers, intentIdentifier: context.intentIdentifier,
-      at: context.now.epochMilliseconds, in: database)
+    do {
+      try await plan.payment.post(
+        identifiers: identifiers, intentIdentifier: context.intentIdentifier,
+        at: context.now.epochMilliseconds, in: database)
+    } catch Ledger.Failure.wouldOverdraw(let account) {
+      // A concurrent payment spent what the plan saw: run again, to answer from the balance as it is.
+      throw WriteConflict("account \(account) no longer holds \(plan.amount)")
+    }
     context.logger.info("sent payment", metadata: ["amount": "\(plan.amount)", "payee": "\(plan.payee.id)"])
     var response = Response(code: .success)
     response.paymentRecord = Self.record(plan, status: .completed)

@@ -30,6 +30,12 @@ enum Ledger {
   }
 
   /// Records `movement` and applies its legs to the balances; call inside a write transaction.
+  /// The movement and its legs first (two statements, whatever the number of legs), then the
+  /// balances — last, so that their rows (one user's account, taken by each of their concurrent
+  /// payments) are locked only from there to the commit — one account after the other in the
+  /// order of their identifiers: two movements that touch the same accounts lock them in the same
+  /// order, and never wait for each other in a circle (a payment from A to B beside one from B to
+  /// A; or one UPDATE of both, whose join may take its rows in either order).
   static func post(_ movement: Movement, at millisecondsSince1970: Int64, in database: any SQLDatabase)
     async throws
   {
@@ -42,39 +48,109 @@ enum Ledger {
               \(bind: movement.intentIdentifier), \(bind: movement.description), \(bind: millisecondsSince1970))
       """
     ).run()
+    var legs: [SQLQueryString] = []
     for (position, leg) in movement.legs.enumerated() {
-      let amount = leg.amount.minorUnits
-      // Money leaves a user account only for its owner; it may arrive in anyone's.
-      let owner: SQLQueryString = amount < 0 ? "AND owner_id = \(bind: movement.userID)" : ""
-      let updated = try await database.changedRows(
-        by: """
-          UPDATE payments_accounts SET balance_minor = balance_minor + \(bind: amount)
-          WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
-            AND (kind = 'system' OR (balance_minor + \(bind: amount) + overdraft_limit_minor >= 0 \(owner)))
-          """)
-      if updated == 0 {
-        let found = try await database.raw(
-          """
-          SELECT owner_id, kind FROM payments_accounts
-          WHERE account_id = \(bind: leg.accountID) AND currency = \(bind: leg.amount.currency)
-          """
-        ).first()
-        guard let found else {
-          throw Failure.unknownAccount(accountID: leg.accountID, currency: leg.amount.currency)
-        }
-        let ownerID = try found.decode(column: "owner_id", as: String.self)
-        throw amount < 0 && !UserIdentity.same(ownerID, movement.userID)
-          ? Failure.notOwned(accountID: leg.accountID, userID: movement.userID)
-          : Failure.wouldOverdraw(accountID: leg.accountID)
-      }
-      try await database.raw(
+      legs.append(
         """
-        INSERT INTO payments_legs (movement_id, position, account_id, amount_minor, currency)
-        VALUES (\(bind: movement.id), \(bind: position), \(bind: leg.accountID), \(bind: amount),
-                \(bind: leg.amount.currency))
-        """
-      ).run()
+        (\(bind: movement.id), \(bind: position), \(bind: leg.accountID), \(bind: leg.amount.minorUnits), \(bind: leg.amount.currency))
+        """)
     }
+    try await database.raw(
+      "INSERT INTO payments_legs (movement_id, position, account_id, amount_minor, currency) VALUES "
+        + legs.joined(separator: ", ")
+    ).run()
+    try await apply(balanceChanges(of: movement), of: movement, in: database)
+  }
+
+  /// One change of a balance: an account (in a currency) and what the movement adds to it.
+  struct BalanceChange: Equatable {
+    var accountID: String
+    var currency: String
+    var minorUnits: Int64
+  }
+
+  /// The movement's changes, one per account and currency (an account on two legs moves by their
+  /// sum), in the order their rows are locked: by account identifier, then currency, bytewise.
+  static func balanceChanges(of movement: Movement) -> [BalanceChange] {
+    var changes: [BalanceChange] = []
+    for leg in movement.legs {
+      if let index = changes.firstIndex(where: { $0.accountID == leg.accountID && $0.currency == leg.amount.currency })
+      {
+        changes[index].minorUnits += leg.amount.minorUnits
+      } else {
+        changes.append(
+          BalanceChange(accountID: leg.accountID, currency: leg.amount.currency, minorUnits: leg.amount.minorUnits))
+      }
+    }
+    return changes.sorted {
+      $0.accountID.utf8.lexicographicallyPrecedes($1.accountID.utf8)
+        || ($0.accountID.utf8.elementsEqual($1.accountID.utf8)
+          && $0.currency.utf8.lexicographicallyPrecedes($1.currency.utf8))
+    }
+  }
+
+  /// Adds each change to its account's balance, in one statement. A change that would take a user
+  /// account below its limit, or money from an account of anyone but the movement's user, changes
+  /// nothing and fails the movement: the check is the UPDATE's own, on the row as it is once the
+  /// UPDATE holds it — true whatever a concurrent write did since the caller read the balance. On
+  /// PostgreSQL the statement first locks the rows in `changes`' order (a join may take them in
+  /// either); SQLite has one writer, and no order to keep.
+  private static func apply(_ changes: [BalanceChange], of movement: Movement, in database: any SQLDatabase)
+    async throws
+  {
+    var rows: [SQLQueryString] = []
+    var accounts: [SQLQueryString] = []
+    for change in changes {
+      rows.append("(\(bind: change.accountID), \(bind: change.currency), \(bind: change.minorUnits))")
+      accounts.append("\(bind: change.accountID)")
+    }
+    let postgres = database.dialect.name == "postgresql"
+    let lockInOrder: SQLQueryString =
+      postgres
+      ? """
+      WITH locked AS MATERIALIZED (
+        SELECT account_id FROM payments_accounts WHERE account_id IN (\(accounts.joined(separator: ", ")))
+        ORDER BY account_id COLLATE "C" FOR NO KEY UPDATE)
+
+      """ : ""
+    let locked: SQLQueryString = postgres ? "JOIN locked ON locked.account_id = change.column1" : ""
+    // VALUES' columns are column1… on both PostgreSQL and SQLite.
+    let updated = try await database.changedRows(
+      by: lockInOrder
+        + """
+        UPDATE payments_accounts SET balance_minor = payments_accounts.balance_minor + change.column3
+        FROM (VALUES \(rows.joined(separator: ", "))) AS change \(locked)
+        WHERE payments_accounts.account_id = change.column1 AND payments_accounts.currency = change.column2
+          AND (payments_accounts.kind = 'system'
+            OR (payments_accounts.balance_minor + change.column3 + payments_accounts.overdraft_limit_minor >= 0
+              AND (change.column3 >= 0 OR payments_accounts.owner_id = \(bind: movement.userID))))
+        """)
+    guard updated < changes.count else { return }
+    // Which change was refused, and why (the throw rolls the caller's transaction back).
+    for change in changes where change.minorUnits < 0 {
+      let found = try await database.raw(
+        """
+        SELECT owner_id, kind, balance_minor, overdraft_limit_minor FROM payments_accounts
+        WHERE account_id = \(bind: change.accountID) AND currency = \(bind: change.currency)
+        """
+      ).first()
+      guard let found else { throw Failure.unknownAccount(accountID: change.accountID, currency: change.currency) }
+      guard try found.decode(column: "kind", as: String.self) != "system" else { continue }
+      if !UserIdentity.same(try found.decode(column: "owner_id", as: String.self), movement.userID) {
+        throw Failure.notOwned(accountID: change.accountID, userID: movement.userID)
+      }
+      let balance = try found.decode(column: "balance_minor", as: Int64.self)
+      let limit = try found.decode(column: "overdraft_limit_minor", as: Int64.self)
+      if balance + change.minorUnits + limit < 0 { throw Failure.wouldOverdraw(accountID: change.accountID) }
+    }
+    for change in changes where change.minorUnits >= 0 {
+      let found = try await database.raw(
+        "SELECT 1 AS found FROM payments_accounts WHERE account_id = \(bind: change.accountID) AND currency = \(bind: change.currency)"
+      ).first()
+      if found == nil { throw Failure.unknownAccount(accountID: change.accountID, currency: change.currency) }
+    }
+    // Every row is as the UPDATE wanted it now: a concurrent write moved it between the two.
+    throw Failure.wouldOverdraw(accountID: changes.first { $0.minorUnits < 0 }?.accountID ?? "")
   }
 
   /// UnicornPay's own account for `purpose` in `currency`, created on first use.

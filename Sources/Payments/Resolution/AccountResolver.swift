@@ -39,11 +39,12 @@ struct AccountResolver: Sendable {
       } else {
         homeCurrency = try await StoredPaymentProfile.load(userID, in: database)?.homeCurrency ?? "USD"
       }
+      let vocabulary = try await UserVocabulary.entries(
+        userID: userID, types: [.paymentsAccountNickname, .paymentsOrganizationName], in: database)
       return AccountResolver(
         accounts: try await AccountRepository.accounts(of: userID, in: database),
-        nicknames: try await UserVocabulary.entries(userID: userID, type: .paymentsAccountNickname, in: database),
-        organizations: try await UserVocabulary.entries(
-          userID: userID, type: .paymentsOrganizationName, in: database),
+        nicknames: vocabulary[.paymentsAccountNickname] ?? [],
+        organizations: vocabulary[.paymentsOrganizationName] ?? [],
         defaultCurrency: homeCurrency)
     }
   }

@@ -62,17 +62,25 @@ enum PaymentRecordRepository {
     """
 
   static func insert(_ record: StoredPaymentRecord, in database: any SQLDatabase) async throws {
-    try await database.raw(
-      """
-      INSERT INTO payments_records (\(columns))
-      VALUES (\(bind: record.id), \(bind: record.userID), \(bind: record.direction.rawValue),
-              \(bind: record.counterpartyID), \(bind: record.counterpartyUserID), \(bind: record.counterpartyName),
-              \(bind: record.counterpartyHandle), \(bind: record.accountID), \(bind: record.amount.minorUnits),
-              \(bind: record.amount.currency), \(bind: record.fee.minorUnits), \(bind: record.note),
-              \(bind: record.status.rawValue), \(bind: record.movementID), \(bind: record.linkedRecordID),
-              \(bind: record.createdAt))
-      """
-    ).run()
+    try await insert([record], in: database)
+  }
+
+  /// Inserts `records` in one statement.
+  static func insert(_ records: [StoredPaymentRecord], in database: any SQLDatabase) async throws {
+    guard !records.isEmpty else { return }
+    var rows: [SQLQueryString] = []
+    for record in records {
+      rows.append(
+        """
+        (\(bind: record.id), \(bind: record.userID), \(bind: record.direction.rawValue),
+         \(bind: record.counterpartyID), \(bind: record.counterpartyUserID), \(bind: record.counterpartyName),
+         \(bind: record.counterpartyHandle), \(bind: record.accountID), \(bind: record.amount.minorUnits),
+         \(bind: record.amount.currency), \(bind: record.fee.minorUnits), \(bind: record.note),
+         \(bind: record.status.rawValue), \(bind: record.movementID), \(bind: record.linkedRecordID),
+         \(bind: record.createdAt))
+        """)
+    }
+    try await database.raw("INSERT INTO payments_records (\(columns)) VALUES " + rows.joined(separator: ", ")).run()
   }
 
   /// A user's records, oldest first.

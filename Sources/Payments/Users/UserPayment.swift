@@ -41,7 +41,8 @@ struct UserPayment: Sendable {
   }
 
   /// Posts the payment; answers the payer's record. Throws `Ledger.Failure.wouldOverdraw` when the
-  /// source cannot pay it (whatever was checked before).
+  /// source cannot pay it (whatever was checked before). The records first, the ledger last: the
+  /// balances' rows are locked from the ledger's UPDATE to the commit only.
   @discardableResult
   func post(
     identifiers: any IdentifierGenerator, intentIdentifier: String = "", at milliseconds: Int64,
@@ -49,12 +50,6 @@ struct UserPayment: Sendable {
   ) async throws -> (sent: StoredPaymentRecord, received: StoredPaymentRecord) {
     let movementID = identifiers.next()
     let payeeName = payeeContact?.displayName ?? payee.displayName
-    try await Ledger.post(
-      .between(
-        id: movementID, userID: payer.userID, kind: .payment, intentIdentifier: intentIdentifier,
-        description: "payment from \(payer.handle) to \(payee.handle)", from: source.id, to: destination.id,
-        amount: amount),
-      at: milliseconds, in: database)
     let sentID = identifiers.next()
     let receivedID = identifiers.next()
     let sent = StoredPaymentRecord(
@@ -68,8 +63,13 @@ struct UserPayment: Sendable {
       counterpartyUserID: payer.userID, counterpartyName: payerAsPayee?.displayName ?? payer.displayName,
       counterpartyHandle: payer.handle, accountID: destination.id, amount: amount, fee: .zero(amount.currency),
       note: note, status: .completed, movementID: movementID, linkedRecordID: sentID, createdAt: milliseconds)
-    try await PaymentRecordRepository.insert(sent, in: database)
-    try await PaymentRecordRepository.insert(received, in: database)
+    try await PaymentRecordRepository.insert([sent, received], in: database)
+    try await Ledger.post(
+      .between(
+        id: movementID, userID: payer.userID, kind: .payment, intentIdentifier: intentIdentifier,
+        description: "payment from \(payer.handle) to \(payee.handle)", from: source.id, to: destination.id,
+        amount: amount),
+      at: milliseconds, in: database)
     return (sent, received)
   }
 }

@@ -1,4 +1,4 @@
-internal import IntentsKit
+package import IntentsKit
 internal import Foundation
 package import Logging
 internal import PostgresKit
@@ -6,20 +6,26 @@ internal import PostgresNIO
 package import SQLKit
 
 /// The shared store: one PostgreSQL database for any number of replicas of a domain, its tables in
-/// the domain's own schema. Write transactions take the schema's write lock (a transaction-scoped
-/// advisory lock) first, so all replicas' writes run one at a time, in one order — the single
-/// writer SQLite has — and each reads what the one before committed (READ COMMITTED after the
-/// lock). Hot rows (one user's balance) then cost a wait, not a storm of serialization failures.
-/// Reads run on a REPEATABLE READ snapshot beside the writer. A transaction the server still
-/// aborts (serialization failure, deadlock) is run again from the start. Commits are durable when
-/// they return (PostgreSQL's default `synchronous_commit=on`). A transaction runs on the event loop
-/// of its connection (`EventLoopTaskExecutor`), so its statements cost no thread hops.
+/// the domain's own schema. Every write transaction takes the schema's write lock (a
+/// transaction-scoped advisory lock) first: a `.serialized` write takes it alone, so it runs one at
+/// a time with every other write of every replica, in one order — the single writer SQLite has —
+/// and reads what the ones before it committed (READ COMMITTED after the lock); a `.concurrent`
+/// write takes it shared, beside the other concurrent ones, its effects held by its own statements
+/// (a conditional UPDATE, a unique key). Hot rows (one user's balance) then cost a row lock's wait,
+/// not a storm of serialization failures. Reads run on a REPEATABLE READ snapshot beside the
+/// writers. A transaction the server aborts (serialization failure, deadlock; in a concurrent
+/// write also a unique key another write took first) or whose body throws `WriteConflict` is run
+/// again from the start. Commits are durable when they return (PostgreSQL's default
+/// `synchronous_commit=on`). A transaction runs on the event loop of its connection
+/// (`EventLoopTaskExecutor`), so its statements cost no thread hops.
 package final class PostgresStore: IntentStore {
   private let client: PostgresClient
   private let runner: Task<Void, Never>
   private let logger: Logger
   /// The schema this store's tables live in.
   package let schema: String
+  /// The key of the schema's write lock.
+  private let writerKey: Int64
   /// How many times a transaction is tried before its conflict is reported.
   package static let attempts = 40
 
@@ -27,12 +33,13 @@ package final class PostgresStore: IntentStore {
     self.client = client
     self.runner = runner
     self.schema = schema
+    self.writerKey = Self.lockKey(schema + ".writer")
     self.logger = logger
   }
 
   /// Connects to `location`, creating the schema if needed (`defaultSchema` when the URL names none).
   package static func open(
-    _ location: StoreLocation.PostgresLocation, defaultSchema: String, logger: Logger, maximumConnections: Int = 8
+    _ location: StoreLocation.PostgresLocation, defaultSchema: String, logger: Logger, maximumConnections: Int = 16
   ) async throws -> PostgresStore {
     let schema = location.schema ?? defaultSchema
     guard StoreLocation.isIdentifier(schema) else {
@@ -75,23 +82,37 @@ package final class PostgresStore: IntentStore {
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await StoreTracing.span("store write", system: "postgresql") { try await writeTransaction(body) }
+    try await write(.serialized, body)
+  }
+
+  package func write<T: Sendable>(
+    _ concurrency: WriteConcurrency, _ body: @Sendable (any SQLDatabase) async throws -> T
+  ) async throws -> T {
+    try await StoreTracing.span("store write", system: "postgresql") {
+      try await writeTransaction(concurrency, body)
+    }
   }
 
   package func read<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
     try await StoreTracing.span("store read", system: "postgresql") { try await readTransaction(body) }
   }
 
-  private func writeTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    let key = Self.lockKey(schema + ".writer")
-    return try await transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED") { database in
-      try await database.raw("SELECT pg_advisory_xact_lock(\(bind: key))").run()
+  private func writeTransaction<T: Sendable>(
+    _ concurrency: WriteConcurrency, _ body: @Sendable (any SQLDatabase) async throws -> T
+  ) async throws -> T {
+    let lock: SQLQueryString =
+      switch concurrency {
+      case .serialized: "SELECT pg_advisory_xact_lock(\(bind: writerKey))"
+      case .concurrent: "SELECT pg_advisory_xact_lock_shared(\(bind: writerKey))"
+      }
+    return try await transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED", concurrency: concurrency) { database in
+      try await database.raw(lock).run()
       return try await body(database)
     }
   }
 
   private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", concurrency: .serialized, body)
   }
 
   /// Runs `body` on one connection while holding this schema's advisory lock, outside any
@@ -117,9 +138,10 @@ package final class PostgresStore: IntentStore {
   }
 
   private func transaction<T: Sendable>(
-    begin: String, _ body: @Sendable (any SQLDatabase) async throws -> T
+    begin: String, concurrency: WriteConcurrency, _ body: @Sendable (any SQLDatabase) async throws -> T
   ) async throws -> T {
     var attempt = 1
+    var conflicts = 1
     while true {
       do {
         return try await client.withConnection { connection in
@@ -140,10 +162,26 @@ package final class PostgresStore: IntentStore {
         logger.debug("transaction conflict, trying again", metadata: ["attempt": "\(attempt)"])
         try await Task.sleep(for: .milliseconds(Int.random(in: 1...min(5 * attempt, 100))))
         attempt += 1
+      } catch let error where Self.isConflict(error, concurrency) {
+        // What the write read moved under it: run again (no wait — what it waited for has committed).
+        guard conflicts < WriteConflict.attempts else {
+          throw (error as? WriteConflict)?.exhausted ?? WriteConflict("\(String(describing: error))").exhausted
+        }
+        logger.debug("concurrent write conflict, running it again", metadata: ["attempt": "\(conflicts)"])
+        conflicts += 1
       } catch let error as PSQLError {
         throw PostgresStoreError(error, attempts: attempt)
       }
     }
+  }
+
+  /// A write's conflicts: its body found what it read had moved (`WriteConflict`), or — in a
+  /// concurrent write — a unique key it inserted was taken by another write meanwhile (23505): a
+  /// Handle of the same intent identifier, whose answer the next run replays.
+  static func isConflict(_ error: any Error, _ concurrency: WriteConcurrency) -> Bool {
+    if error is WriteConflict { return true }
+    guard concurrency == .concurrent, let error = error as? PSQLError else { return false }
+    return error.serverInfo?[.sqlState] == "23505"
   }
 
   /// Serialization failures (40001) and deadlocks (40P01) mean "run the transaction again".
