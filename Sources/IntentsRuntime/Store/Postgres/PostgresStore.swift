@@ -39,7 +39,7 @@ package final class PostgresStore: IntentStore {
 
   /// Connects to `location`, creating the schema if needed (`defaultSchema` when the URL names none).
   package static func open(
-    _ location: StoreLocation.PostgresLocation, defaultSchema: String, logger: Logger, maximumConnections: Int = 16
+    _ location: StoreLocation.PostgresLocation, defaultSchema: String, logger: Logger, maximumConnections: Int = 8
   ) async throws -> PostgresStore {
     let schema = location.schema ?? defaultSchema
     guard StoreLocation.isIdentifier(schema) else {
