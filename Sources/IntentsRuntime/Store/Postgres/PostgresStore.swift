@@ -165,7 +165,7 @@ package final class PostgresStore: IntentStore {
       } catch let error where Self.isConflict(error, concurrency) {
         // What the write read moved under it: run again (no wait — what it waited for has committed).
         guard conflicts < WriteConflict.attempts else {
-          throw (error as? WriteConflict)?.exhausted ?? WriteConflict("\(String(describing: error))").exhausted
+          throw (error as? WriteConflict)?.exhausted ?? WriteConflict("a key another write took meanwhile").exhausted
         }
         logger.debug("concurrent write conflict, running it again", metadata: ["attempt": "\(conflicts)"])
         conflicts += 1
