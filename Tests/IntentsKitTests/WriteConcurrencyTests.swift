@@ -60,6 +60,7 @@ struct WriteConcurrencyTests {
       #expect(try await Self.rows(store) == [])
       do {
         try await store.write(.concurrent) { _ in throw WriteConflict("never settles") }
+        Issue.record("a write that always conflicts was not given up")
       } catch let error as IntentMeshError {
         #expect(error.rpcErrorCode == .aborted)
         #expect(error.reason == "WRITE_CONFLICT")
@@ -94,11 +95,12 @@ struct WriteConcurrencyTests {
   }
 
   @Test(
-    "PostgreSQL: two concurrent writes hold their transactions open at the same time; a serialized write starts only when both have committed",
+    "PostgreSQL: two concurrent writes hold their transactions open at the same time; a serialized write waits for the lock until both have committed",
     .enabled(if: TestStore.postgresURL != nil, "needs INTENTMESH_TEST_POSTGRES_URL")
   )
   func concurrentBesideSerializedAlone() async throws {
     try await Self.withTable("concurrent-beside") { store in
+      let postgres = try #require(store as? PostgresStore)
       let seen = Seen()
       try await withThrowingTaskGroup(of: Void.self) { group in
         for name in ["a", "b"] {
@@ -106,14 +108,16 @@ struct WriteConcurrencyTests {
             try await store.write(.concurrent) { database in
               try await database.raw("INSERT INTO t (k, n) VALUES (\(bind: name), 1)").run()
               seen.inside.add(1, ordering: .relaxed)
-              // Each waits, its transaction open, until the other is inside too: one at a time,
-              // neither would ever see that.
+              // Each waits, its transaction open, until the other is inside too (one at a time,
+              // neither would ever see that), then until the serialized write waits for the lock.
               let deadline = ContinuousClock.now + .seconds(20)
               while seen.inside.load(ordering: .relaxed) < 2, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(5))
               }
               if seen.inside.load(ordering: .relaxed) == 2 { seen.bothInside.store(true, ordering: .relaxed) }
-              try await Task.sleep(for: .milliseconds(200))
+              while try await !Self.writeLockAwaited(postgres), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(10))
+              }
             }
             seen.concurrentEnded.add(1, ordering: .relaxed)
           }
@@ -139,38 +143,80 @@ struct WriteConcurrencyTests {
     }
   }
 
-  /// What the writes of `concurrentBesideSerializedAlone` saw, shared by its tasks.
+  /// Whether a transaction waits for `store`'s write lock now (PostgreSQL's `pg_locks`: an int8
+  /// advisory key is its high and low 32 bits, `objsubid` 1).
+  static func writeLockAwaited(_ store: PostgresStore) async throws -> Bool {
+    let key = UInt64(bitPattern: PostgresStore.lockKey(store.schema + ".writer"))
+    let waiting = try await store.read { database in
+      try await database.raw(
+        """
+        SELECT COUNT(*) AS c FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objsubid = 1
+          AND classid::bigint = \(bind: Int64(key >> 32)) AND objid::bigint = \(bind: Int64(key & 0xffff_ffff))
+        """
+      ).first()?.decode(column: "c", as: Int.self) ?? 0
+    }
+    return waiting > 0
+  }
+
+  /// What the writes of the tests here saw, shared by their tasks.
   final class Seen: Sendable {
     let inside = Atomic(0)
     let bothInside = Atomic(false)
     let concurrentEnded = Atomic(0)
     let serializedSawRows = Atomic(-1)
+    let runs = Atomic(0)
   }
 
   @Test(
-    "PostgreSQL: a unique key another concurrent write took first runs the write again, which then sees that row",
+    "PostgreSQL: six concurrent writes record the same handled intent at once: one records it, the other five run again and find it",
     .enabled(if: TestStore.postgresURL != nil, "needs INTENTMESH_TEST_POSTGRES_URL")
   )
-  func uniqueKeyTakenRunsAgain() async throws {
-    try await Self.withTable("unique-taken") { store in
+  func handledIntentTakenRunsAgain() async throws {
+    try await TestStore.with(named: "handled-taken") { store in
+      _ = try await SchemaMigrator.migrate(store, SchemaMigrator.runtime)
+      let seen = Seen()
       let outcomes = try await withThrowingTaskGroup(of: String.self) { group in
         for writer in 0..<6 {
           group.addTask {
             try await store.write(.concurrent) { database in
-              let taken = try await database.raw("SELECT n FROM t WHERE k = 'key'").first()
-              if let taken { return "saw \(try taken.decode(column: "n", as: Int.self))" }
-              try await database.raw("INSERT INTO t (k, n) VALUES ('key', \(bind: writer))").run()
-              // Held open a moment, so the others insert the same key while it is uncommitted.
+              // Every first run reads before any has recorded: all six inside together (one at a
+              // time, the first would commit before the next read).
+              if seen.runs.add(1, ordering: .relaxed).newValue <= 6 {
+                seen.inside.add(1, ordering: .relaxed)
+                let deadline = ContinuousClock.now + .seconds(20)
+                while seen.inside.load(ordering: .relaxed) < 6, ContinuousClock.now < deadline {
+                  try await Task.sleep(for: .milliseconds(5))
+                }
+              }
+              if let earlier = try await HandledIntentLedger.entry(userID: "diana", identifier: "once", in: database) {
+                return "saw \(earlier.intentClass)"
+              }
+              try await HandledIntentLedger.record(
+                userID: "diana", identifier: "once",
+                entry: .init(intentClass: "writer-\(writer)", payload: Data(), response: Data()), at: 0, in: database)
+              // Held open a moment: the others insert the same key while it is uncommitted.
               try await Task.sleep(for: .milliseconds(100))
-              return "inserted"
+              return "recorded"
             }
           }
         }
         return try await group.reduce(into: []) { $0.append($1) }
       }
-      #expect(outcomes.filter { $0 == "inserted" }.count == 1, "\(outcomes)")
-      #expect(outcomes.filter { $0.hasPrefix("saw ") }.count == 5, "\(outcomes)")
-      #expect(try await Self.rows(store) == ["key"])
+      #expect(outcomes.filter { $0 == "recorded" }.count == 1, "\(outcomes)")
+      #expect(outcomes.filter { $0.hasPrefix("saw writer-") }.count == 5, "\(outcomes)")
+      let runs = seen.runs.load(ordering: .relaxed)
+      #expect(runs == 11)
+      // Another table's unique key is the write's own error: not run again.
+      try await store.write { try await $0.raw("CREATE TABLE t (k TEXT PRIMARY KEY)").run() }
+      let tries = Atomic(0)
+      await #expect(throws: PostgresStoreError.self) {
+        try await store.write(.concurrent) { database in
+          tries.add(1, ordering: .relaxed)
+          try await database.raw("INSERT INTO t (k) VALUES ('a'), ('a')").run()
+        }
+      }
+      let triesSeen = tries.load(ordering: .relaxed)
+      #expect(triesSeen == 1)
     }
   }
 }

@@ -103,4 +103,12 @@ extension ConfirmationUnderConcurrencyTests {
       #expect(after.problems == [])
     }
   }
+
+  @Test("only INSendPaymentIntent's Handle runs beside others; every other payments Handle runs alone")
+  func whichHandlesRunConcurrently() {
+    #expect(SendPaymentHandler.handleConcurrency == .concurrent)
+    #expect(TransferMoneyHandler.handleConcurrency == .serialized)
+    #expect(PayBillHandler.handleConcurrency == .serialized)
+    #expect(RequestPaymentHandler.handleConcurrency == .serialized)
+  }
 }

@@ -126,30 +126,27 @@ enum Ledger {
               AND (change.column3 >= 0 OR payments_accounts.owner_id = \(bind: movement.userID))))
         """)
     guard updated < changes.count else { return }
-    // Which change was refused, and why (the throw rolls the caller's transaction back).
-    for change in changes where change.minorUnits < 0 {
-      let found = try await database.raw(
-        """
-        SELECT owner_id, kind, balance_minor, overdraft_limit_minor FROM payments_accounts
-        WHERE account_id = \(bind: change.accountID) AND currency = \(bind: change.currency)
-        """
-      ).first()
-      guard let found else { throw Failure.unknownAccount(accountID: change.accountID, currency: change.currency) }
-      guard try found.decode(column: "kind", as: String.self) != "system" else { continue }
-      if !UserIdentity.same(try found.decode(column: "owner_id", as: String.self), movement.userID) {
-        throw Failure.notOwned(accountID: change.accountID, userID: movement.userID)
-      }
-      let balance = try found.decode(column: "balance_minor", as: Int64.self)
-      let limit = try found.decode(column: "overdraft_limit_minor", as: Int64.self)
-      if balance + change.minorUnits + limit < 0 { throw Failure.wouldOverdraw(accountID: change.accountID) }
-    }
-    for change in changes where change.minorUnits >= 0 {
+    // Which change was refused, and why (the throw rolls the caller's transaction back). An account
+    // that is not there names itself first: a debit the UPDATE did apply reads lower now.
+    for change in changes {
       let found = try await database.raw(
         "SELECT 1 AS found FROM payments_accounts WHERE account_id = \(bind: change.accountID) AND currency = \(bind: change.currency)"
       ).first()
       if found == nil { throw Failure.unknownAccount(accountID: change.accountID, currency: change.currency) }
     }
-    // Every row is as the UPDATE wanted it now: a concurrent write moved it between the two.
+    for change in changes where change.minorUnits < 0 {
+      let found = try await database.raw(
+        """
+        SELECT owner_id, kind FROM payments_accounts
+        WHERE account_id = \(bind: change.accountID) AND currency = \(bind: change.currency)
+        """
+      ).first()
+      guard let found, try found.decode(column: "kind", as: String.self) != "system" else { continue }
+      if !UserIdentity.same(try found.decode(column: "owner_id", as: String.self), movement.userID) {
+        throw Failure.notOwned(accountID: change.accountID, userID: movement.userID)
+      }
+    }
+    // Every account is there and its owner's: a debit went past the account's limit.
     throw Failure.wouldOverdraw(accountID: changes.first { $0.minorUnits < 0 }?.accountID ?? "")
   }
 

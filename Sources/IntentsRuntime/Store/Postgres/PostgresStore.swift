@@ -165,7 +165,8 @@ package final class PostgresStore: IntentStore {
       } catch let error where Self.isConflict(error, concurrency) {
         // What the write read moved under it: run again (no wait — what it waited for has committed).
         guard conflicts < WriteConflict.attempts else {
-          throw (error as? WriteConflict)?.exhausted ?? WriteConflict("a key another write took meanwhile").exhausted
+          throw (error as? WriteConflict)?.exhausted
+            ?? WriteConflict("another Handle of the same intent identifier").exhausted
         }
         logger.debug("concurrent write conflict, running it again", metadata: ["attempt": "\(conflicts)"])
         conflicts += 1
@@ -176,13 +177,19 @@ package final class PostgresStore: IntentStore {
   }
 
   /// A write's conflicts: its body found what it read had moved (`WriteConflict`), or — in a
-  /// concurrent write — a unique key it inserted was taken by another write meanwhile (23505): a
-  /// Handle of the same intent identifier, whose answer the next run replays.
+  /// concurrent write — the handled-intent row it inserted was inserted by another write meanwhile
+  /// (23505 on that table's key): a Handle of the same intent identifier, whose answer the next run
+  /// replays. Any other unique key a write trips is its own error, not run again.
   static func isConflict(_ error: any Error, _ concurrency: WriteConcurrency) -> Bool {
     if error is WriteConflict { return true }
-    guard concurrency == .concurrent, let error = error as? PSQLError else { return false }
-    return error.serverInfo?[.sqlState] == "23505"
+    guard concurrency == .concurrent, let error = error as? PSQLError, let info = error.serverInfo else {
+      return false
+    }
+    return info[.sqlState] == "23505" && info[.constraintName] == handledIntentsKey
   }
+
+  /// The primary key of `intentmesh_handled_intents` (PostgreSQL's name for it).
+  static let handledIntentsKey = "intentmesh_handled_intents_pkey"
 
   /// Serialization failures (40001) and deadlocks (40P01) mean "run the transaction again".
   static func isRetryable(_ error: any Error) -> Bool {
