@@ -45,7 +45,7 @@ let otel = Target.Dependency.product(name: "OTel", package: "swift-otel")
 /// a large message's fields in a class, so every read of a field (a getter, each field `traverse`
 /// visits while encoding, each field a copy-on-write copies) began a checked access: ~360 of the
 /// ~900 a ride's Confirm made, each ~65 instructions; unchecked, that Confirm runs ~3 % fewer
-/// (docs/BENCHMARKS.md, session 27). The accessors read or write one field and return; what our
+/// (docs/BENCHMARKS.md, History). The accessors read or write one field and return; what our
 /// code does with messages is still checked (the flag is per module), and debug builds, in which
 /// every test runs, check everything.
 func protos(_ name: String, dependencies: [Target.Dependency] = []) -> Target {
