@@ -128,7 +128,7 @@ struct ConnectProtocolTests {
   func relayRouting() {
     #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/grpc") == false)
     #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/grpc+proto") == false)
-    #expect(RelayRouter.isForWebSide(method: "POST", contentType: nil) == false)
+    #expect(RelayRouter.isForWebSide(method: "POST", contentType: nil) == true)
     #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/json") == true)
     #expect(RelayRouter.isForWebSide(method: "POST", contentType: "application/grpc-web+proto") == true)
     #expect(RelayRouter.isForWebSide(method: "GET", contentType: nil) == true)

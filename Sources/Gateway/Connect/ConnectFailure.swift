@@ -61,11 +61,9 @@ struct ConnectFailure: Error, Equatable {
         ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: Array(end.text.utf8)).bytes
       )
     case .grpcWeb?:
-      return (
-        200, kind!.responseContentType,
-        ConnectMetadata.grpcWebTrailers(
-          code: code.rawValue, message: message, trailers: Metadata(), details: statusDetails)
-      )
+      let frame = ConnectMetadata.grpcWebTrailers(
+        code: code.rawValue, message: message, trailers: Metadata(), details: statusDetails)
+      return (200, kind!.responseContentType, kind!.isText ? GRPCWebText.encoded(frame) : frame)
     case .unary?, nil:
       return (ConnectCode.httpStatus(code), "application/json", Array(json(codec: codec).text.utf8))
     }

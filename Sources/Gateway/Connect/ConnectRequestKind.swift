@@ -13,12 +13,20 @@ enum ConnectRequestKind: Equatable {
   /// `application/connect+json` / `+proto`: enveloped messages, an end-of-stream envelope last.
   case stream(Codec)
   /// `application/grpc-web`, `+proto` or `+json`: gRPC frames, trailers in a final frame.
-  case grpcWeb(Codec)
+  /// `text`: `application/grpc-web-text` (what the grpc-web npm client sends by default), the
+  /// same frames base64-encoded both ways.
+  case grpcWeb(Codec, text: Bool = false)
 
   var codec: Codec {
     switch self {
-    case .unary(let codec), .stream(let codec), .grpcWeb(let codec): codec
+    case .unary(let codec), .stream(let codec), .grpcWeb(let codec, _): codec
     }
+  }
+
+  /// Whether bodies are base64 text (`application/grpc-web-text`).
+  var isText: Bool {
+    if case .grpcWeb(_, text: true) = self { return true }
+    return false
   }
 
   /// The content type of the answer.
@@ -28,8 +36,9 @@ enum ConnectRequestKind: Equatable {
     case .unary(.proto): "application/proto"
     case .stream(.json): "application/connect+json"
     case .stream(.proto): "application/connect+proto"
-    case .grpcWeb(.json): "application/grpc-web+json"
-    case .grpcWeb(.proto): "application/grpc-web+proto"
+    case .grpcWeb(.json, _): "application/grpc-web+json"
+    case .grpcWeb(.proto, false): "application/grpc-web+proto"
+    case .grpcWeb(.proto, true): "application/grpc-web-text+proto"
     }
   }
 
@@ -44,6 +53,7 @@ enum ConnectRequestKind: Equatable {
     case "application/connect+proto": self = .stream(.proto)
     case "application/grpc-web", "application/grpc-web+proto": self = .grpcWeb(.proto)
     case "application/grpc-web+json": self = .grpcWeb(.json)
+    case "application/grpc-web-text", "application/grpc-web-text+proto": self = .grpcWeb(.proto, text: true)
     default: return nil
     }
   }
@@ -51,5 +61,5 @@ enum ConnectRequestKind: Equatable {
   /// The content types it accepts, for a 415's `Accept-Post`.
   static let accepted =
     "application/json, application/proto, application/connect+json, application/connect+proto, "
-    + "application/grpc-web+proto, application/grpc-web+json"
+    + "application/grpc-web+proto, application/grpc-web+json, application/grpc-web-text"
 }

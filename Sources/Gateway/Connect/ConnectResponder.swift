@@ -41,6 +41,9 @@ final class ConnectResponder: Sendable {
     self.maxBodyBytes = maxMessageBytes + 5
   }
 
+  /// The messages and methods calls are read and answered by now.
+  func currentSchema() -> ProtoSchema { schema() }
+
   /// Headers that are the transport's or the protocol's, never forwarded as gRPC metadata.
   static let unforwarded: Set<String> = [
     "host", "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "content-type", "content-length",
@@ -50,96 +53,126 @@ final class ConnectResponder: Sendable {
     "cache-control", "priority", "dnt",
   ]
 
-  func respond(_ request: WebRequest, writer: some WebResponseWriter) async throws {
+  /// How a request is answered: at once, or by a call of `kind`.
+  enum Reply {
+    case answer(WebAnswer)
+    case call(ConnectRequestKind)
+  }
+
+  /// What answers `request`: a preflight, a development token, a page or a refusal at once, or
+  /// (a POST of a web content type) a call. Synchronous: the relay answers its HTTP/2 streams so.
+  func reply(to request: WebRequest) -> Reply {
     let origin = request.header("origin")
-    let corsHeaders = cors.responseHeaders(origin: origin)
     switch request.method {
     case "OPTIONS":
       guard
         let allowed = cors.preflight(
           origin: origin, method: request.header("access-control-request-method"),
           headers: request.header("access-control-request-headers"))
-      else { return try await plain(403, "this origin may not call the gateway (--cors-origin)", writer) }
-      try await writer.head(status: 204, headers: allowed)
-      try await writer.end()
+      else { return .answer(.plain(403, "this origin may not call the gateway (--cors-origin)")) }
+      return .answer(WebAnswer(status: 204, headers: allowed))
     case "POST" where request.path == "/dev/token" && devTokens != nil:
       guard DevTokens.isFromThisMachine(request) else {
-        return try await plain(403, "development tokens are for pages on this machine's loopback address", writer)
+        return .answer(.plain(403, "development tokens are for pages on this machine's loopback address"))
       }
       guard devTokens!.admits(request) else {
-        return try await plain(
-          403,
-          "development tokens are for the person who started the stack: open the web app at the address `intentmesh up` printed (it ends in #dev=…)",
-          writer)
+        return .answer(
+          .plain(
+            403,
+            "development tokens are for the person who started the stack: open the web app at the address `intentmesh up` printed (it ends in #dev=…)"
+          ))
       }
       let (status, json) = devTokens!.answer(request.body)
-      try await writer.respond(
-        status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")],
-        body: Array(json.text.utf8))
+      return .answer(
+        WebAnswer(
+          status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")],
+          body: Array(json.text.utf8)))
     case "POST":
-      try await call(request, cors: corsHeaders, writer: writer)
+      guard let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:)) else {
+        return .answer(
+          WebAnswer(
+            status: 415,
+            headers: cors.responseHeaders(origin: origin) + [
+              ("accept-post", ConnectRequestKind.accepted), ("content-type", "text/plain; charset=utf-8"),
+            ],
+            body: Array("unsupported content type; this endpoint takes \(ConnectRequestKind.accepted)\n".utf8)))
+      }
+      return .call(kind)
     case "GET", "HEAD":
-      try await page(request, writer: writer)
+      return .answer(page(request))
     default:
-      try await plain(405, "not allowed: \(request.method) \(request.path)", writer)
+      return .answer(.plain(405, "not allowed: \(request.method) \(request.path)"))
+    }
+  }
+
+  /// The answer to a call whose headers the method does not take (`WebCallRequest` says why),
+  /// in the request's protocol; nil when it takes them.
+  func refusal(of request: WebRequest, kind: ConnectRequestKind) -> WebAnswer? {
+    let schema = schema()
+    do {
+      _ = try WebCallRequest(path: request.path, headers: request.headers, kind: kind, schema: schema)
+      return nil
+    } catch {
+      let (status, contentType, body) = error.answer(kind: kind, codec: ProtoJSONCodec(schema: schema))
+      return WebAnswer(
+        status: status,
+        headers: [("content-type", contentType)] + cors.responseHeaders(origin: request.header("origin")), body: body)
+    }
+  }
+
+  func respond(_ request: WebRequest, writer: some WebResponseWriter) async throws {
+    switch reply(to: request) {
+    case .answer(let answer):
+      try await answer.write(to: writer)
+    case .call(let kind):
+      try await call(request, kind: kind, cors: cors.responseHeaders(origin: request.header("origin")), writer: writer)
     }
   }
 
   /// A file of the web app; 304 when the browser has it already.
-  private func page(_ request: WebRequest, writer: some WebResponseWriter) async throws {
-    guard let page = pages.page(for: request.path) else {
-      return try await plain(404, "not found: \(request.path)", writer)
-    }
+  private func page(_ request: WebRequest) -> WebAnswer {
+    guard let page = pages.page(for: request.path) else { return .plain(404, "not found: \(request.path)") }
     if let etag = page.etag, request.header("if-none-match") == etag {
-      try await writer.head(status: 304, headers: [("etag", etag)] + WebPages.securityHeaders)
-      return try await writer.end()
+      return WebAnswer(status: 304, headers: [("etag", etag)] + WebPages.securityHeaders)
     }
     let headers =
       [("content-type", page.contentType), ("etag", page.etag ?? "")].filter { !$0.1.isEmpty }
       + WebPages.securityHeaders
     if request.method == "HEAD" {
-      try await writer.head(status: 200, headers: headers + [("content-length", "\(page.body.count)")])
-      return try await writer.end()
+      return WebAnswer(status: 200, headers: headers + [("content-length", "\(page.body.count)")])
     }
-    try await writer.respond(status: 200, headers: headers, body: page.body)
-  }
-
-  private func plain(_ status: Int, _ text: String, _ writer: some WebResponseWriter) async throws {
-    let body = Array((text + "\n").utf8)
-    try await writer.head(
-      status: status,
-      headers: [
-        ("content-type", "text/plain; charset=utf-8"), ("content-length", "\(body.count)"),
-        ("x-content-type-options", "nosniff"),
-      ])
-    try await writer.body(body)
-    try await writer.end()
+    return WebAnswer(status: 200, headers: headers, body: page.body)
   }
 
   // MARK: - Calls
 
-  private func call(_ request: WebRequest, cors: [(String, String)], writer: some WebResponseWriter) async throws {
+  private func call(
+    _ request: WebRequest, kind: ConnectRequestKind, cors: [(String, String)], writer: some WebResponseWriter
+  ) async throws {
     let schema = schema()
     let streaming = schema.methods[request.path]?.serverStreaming ?? false
     let user = await user(of: request)
     do {
       try calls.acquire(user: user, streaming: streaming)
     } catch {
-      let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:))
       let (status, contentType, body) = ConnectFailure(code: .resourceExhausted, message: error.message).answer(
         kind: kind, codec: nil)
       return try await writer.respond(status: status, headers: [("content-type", contentType)] + cors, body: body)
     }
     defer { calls.release(user: user, streaming: streaming) }
-    guard let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:)) else {
-      let body = Array("unsupported content type; this endpoint takes \(ConnectRequestKind.accepted)\n".utf8)
-      return try await writer.respond(
-        status: 415,
-        headers: cors + [
-          ("accept-post", ConnectRequestKind.accepted), ("content-type", "text/plain; charset=utf-8"),
-        ], body: body)
-    }
     let codec = ProtoJSONCodec(schema: schema)
+    if kind.isText {
+      try await answer(
+        request, kind: kind, schema: schema, codec: codec, cors: cors, writer: GRPCWebTextWriter(base: writer))
+    } else {
+      try await answer(request, kind: kind, schema: schema, codec: codec, cors: cors, writer: writer)
+    }
+  }
+
+  private func answer(
+    _ request: WebRequest, kind: ConnectRequestKind, schema: ProtoSchema, codec: ProtoJSONCodec,
+    cors: [(String, String)], writer: some WebResponseWriter
+  ) async throws {
     let exchange = ConnectExchange(kind: kind, codec: codec, cors: cors, writer: writer)
     do {
       let call = try prepare(request, kind: kind, schema: schema, codec: codec)
@@ -162,54 +195,10 @@ final class ConnectResponder: Sendable {
   func prepare(_ request: WebRequest, kind: ConnectRequestKind, schema: ProtoSchema, codec: ProtoJSONCodec) throws
     -> ConnectUpstream.Call
   {
-    guard let method = schema.methods[request.path] else {
-      throw ConnectFailure(code: .unimplemented, message: "\(request.path): no such method here")
-    }
-    guard !method.clientStreaming else {
-      throw ConnectFailure(
-        code: .unimplemented, message: "\(request.path) streams requests: call it over gRPC (HTTP/2)")
-    }
-    if case .unary = kind, method.serverStreaming {
-      throw ConnectFailure(
-        code: .unimplemented,
-        message: "\(request.path) streams its answer: send application/connect+json or application/connect+proto")
-    }
-    for name in ["content-encoding", "connect-content-encoding", "grpc-encoding"] {
-      if let encoding = request.header(name), encoding.lowercased() != "identity" {
-        throw ConnectFailure(
-          code: .unimplemented, message: "\(name) \(encoding) is not supported: send messages uncompressed (identity)")
-      }
-    }
-    if let version = request.header("connect-protocol-version"), version != "1" {
-      throw ConnectFailure(code: .invalidArgument, message: "connect-protocol-version \(version) is not 1")
-    }
-    let message: [UInt8]
-    switch kind {
-    case .unary:
-      message = request.body
-    case .stream, .grpcWeb:
-      guard let envelopes = ConnectEnvelope.split(request.body), envelopes.count == 1 else {
-        throw ConnectFailure(code: .invalidArgument, message: "the request is not one whole enveloped message")
-      }
-      guard envelopes[0].flags & ConnectEnvelope.compressed == 0 else {
-        throw ConnectFailure(code: .unimplemented, message: "compressed messages are not accepted")
-      }
-      message = envelopes[0].payload
-    }
-    let binary: [UInt8]
-    if kind.codec == .json {
-      do {
-        binary = try codec.encode(
-          try JSONReader.read(message.isEmpty ? Array("{}".utf8) : message), as: method.inputType)
-      } catch {
-        throw ConnectFailure(code: .invalidArgument, message: "\(method.inputType): \(error)")
-      }
-    } else {
-      binary = message
-    }
+    let call = try WebCallRequest(path: request.path, headers: request.headers, kind: kind, schema: schema)
     return ConnectUpstream.Call(
-      path: request.path, method: method, request: binary, metadata: try Self.metadata(request.headers),
-      timeout: try Self.timeout(request, kind: kind))
+      path: request.path, method: call.method, request: try call.message(in: request.body, codec: codec),
+      metadata: call.metadata, timeout: call.timeout)
   }
 
   /// The request's own headers as gRPC metadata (`-bin` ones base64-decoded).
@@ -233,14 +222,20 @@ final class ConnectResponder: Sendable {
 
   /// The call's timeout: `Connect-Timeout-Ms` (Connect) or `grpc-timeout` (gRPC-Web).
   static func timeout(_ request: WebRequest, kind: ConnectRequestKind) throws(ConnectFailure) -> Duration? {
+    try timeout(headers: request.headers, kind: kind)
+  }
+
+  /// The call's timeout from request headers (names lowercase).
+  static func timeout(headers: [(String, String)], kind: ConnectRequestKind) throws(ConnectFailure) -> Duration? {
+    let header = { (name: String) in headers.first { $0.0 == name }?.1 }
     if case .grpcWeb = kind {
-      guard let text = request.header("grpc-timeout") else { return nil }
+      guard let text = header("grpc-timeout") else { return nil }
       guard let timeout = GRPCTimeout.parse(text) else {
         throw ConnectFailure(code: .invalidArgument, message: "grpc-timeout \(text) is not a gRPC timeout")
       }
       return timeout
     }
-    guard let text = request.header("connect-timeout-ms") else { return nil }
+    guard let text = header("connect-timeout-ms") else { return nil }
     guard text.count <= 10, let milliseconds = Int64(text), milliseconds >= 0 else {
       throw ConnectFailure(code: .invalidArgument, message: "connect-timeout-ms \(text) is not 1 to 10 digits")
     }

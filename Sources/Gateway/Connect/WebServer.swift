@@ -7,16 +7,14 @@ internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 internal import Logging
 internal import NIOCore
-internal import NIOHTTP1
-internal import NIOHTTP2
 internal import NIOPosix
 internal import ServiceKit
 internal import ServiceLifecycle
 
-/// The gateway's web side: a `ConnectResponder` over a client of the gateway's own gRPC server,
-/// offered two ways — to the public port's HTTP/1.1 connections (`responder`), and on a loopback
-/// h2c listener (`listeningAddress`) to which the relay hands the HTTP/2 streams that are not gRPC
-/// (Connect, gRPC-Web, preflights). Runs until graceful shutdown, after the relay has drained.
+/// The gateway's web side: a `ConnectResponder` over a client of the gateway's own gRPC server.
+/// The public port's HTTP/1.1 connections are answered by it; on HTTP/2 the relay answers web
+/// streams itself (calls carried as gRPC, `WebCallTranslation`; pages, preflights and refusals
+/// by the responder's `reply(to:)`). Runs until graceful shutdown, after the relay has drained.
 final class WebServer: Service, Sendable {
   private let directory: DomainDirectory
   private let reflection: GatewayReflection
@@ -35,7 +33,7 @@ final class WebServer: Service, Sendable {
   private let maxMessageBytes: Int
   private let gatewayServer: @Sendable () async throws -> DomainEndpoint
   private let logger: Logger
-  private let ready: EventLoopPromise<(NIOCore.SocketAddress, ConnectResponder)>
+  private let ready: EventLoopPromise<ConnectResponder>
 
   /// - Parameter gatewayServer: the gateway's gRPC server on loopback, once it listens.
   init(
@@ -61,19 +59,13 @@ final class WebServer: Service, Sendable {
 
   deinit { ready.fail(CancellationError()) }
 
-  /// The loopback h2c listener the relay sends web streams to, and the responder, once up.
-  var endpoint: (endpoint: DomainEndpoint, responder: ConnectResponder, requestTimeout: Duration) {
-    get async throws {
-      let (address, responder) = try await ready.futureResult.get()
-      return (
-        DomainEndpoint(host: address.ipAddress ?? "127.0.0.1", port: address.port ?? 0), responder, requestTimeout
-      )
-    }
+  /// The responder, and how long a request may take to arrive whole, once up.
+  var side: (responder: ConnectResponder, requestTimeout: Duration) {
+    get async throws { (try await ready.futureResult.get(), requestTimeout) }
   }
 
   func run() async throws {
     let client: GRPCClient<HTTP2ClientTransport.Posix>
-    let channel: any Channel
     do {
       let server = try await gatewayServer()
       var config = HTTP2ClientTransport.Posix.Config.defaults
@@ -86,7 +78,6 @@ final class WebServer: Service, Sendable {
             MethodConfig(names: [.init(service: "")], maxRequestMessageBytes: cap, maxResponseMessageBytes: cap)
           ])))
       let reflection = self.reflection
-      let requestTimeout = self.requestTimeout
       let devTokens = try devTokensFrom.map {
         let folder = URL(fileURLWithPath: $0)
         return DevTokens(
@@ -102,35 +93,14 @@ final class WebServer: Service, Sendable {
         schema: { reflection.schema() },
         cors: cors, maxMessageBytes: maxMessageBytes, pages: pages, devTokens: devTokens, verifier: verifier,
         calls: webCalls)
-      channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-        .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-        .childChannelInitializer { connection in
-          connection.configureHTTP2Pipeline(
-            mode: .server,
-            inboundStreamInitializer: { stream in
-              stream.eventLoop.makeCompletedFuture {
-                try stream.pipeline.syncOperations.addHandlers(
-                  HTTP2FramePayloadToHTTP1ServerCodec(),
-                  ConnectHTTPHandler(responder: responder, requestTimeout: requestTimeout))
-              }
-            }
-          ).map { _ in }
-        }
-        .bind(host: "127.0.0.1", port: 0).get()
-      guard let address = channel.localAddress else { throw CancellationError() }
-      ready.succeed((address, responder))
+      ready.succeed(responder)
     } catch {
       ready.fail(error)
       throw error
     }
-    logger.debug("web side listening", metadata: ["address": "\(channel.localAddress.map { "\($0)" } ?? "?")"])
     try await withTaskCancellationOrGracefulShutdownHandler {
-      try await withThrowingDiscardingTaskGroup { group in
-        group.addTask { try await client.runConnections() }
-        group.addTask { try? await channel.closeFuture.get() }
-      }
+      try await client.runConnections()
     } onCancelOrGracefulShutdown: {
-      channel.close(promise: nil)
       client.beginGracefulShutdown()
     }
   }

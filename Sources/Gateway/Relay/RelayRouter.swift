@@ -16,9 +16,10 @@ struct RelayRouter: Sendable {
   let maxRequestMessageBytes: Int
   /// TLS towards the domains (not towards the gateway's own server on loopback); nil: h2c.
   let upstreamTLS: NIOSSLContext?
-  /// The gateway's web side: its loopback h2c listener, for HTTP/2 streams that are not gRPC, and
-  /// the responder HTTP/1.1 connections of the public port use. nil: the public port is gRPC only.
-  var web: (endpoint: DomainEndpoint, responder: ConnectResponder, requestTimeout: Duration)?
+  /// The gateway's web side: the responder that answers HTTP/1.1 connections of the public port,
+  /// and on HTTP/2 the web streams that are no call (pages, preflights, refusals). nil: the
+  /// public port is gRPC only.
+  var web: (responder: ConnectResponder, requestTimeout: Duration)?
 
   init(
     directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,
@@ -31,17 +32,26 @@ struct RelayRouter: Sendable {
     self.maxRequestMessageBytes = maxRequestMessageBytes
   }
 
-  /// Sends what is not gRPC to `web` once it is up.
+  /// Answers what is not gRPC with `web` once it is up.
   mutating func attachWebSide(_ web: WebServer) async throws {
-    self.web = try await web.endpoint
+    self.web = try await web.side
+  }
+
+  /// The translation of a web stream opened with `headers` into a gRPC call the relay carries
+  /// itself, or nil when the web side answers it (a page, a preflight, headers it refuses).
+  func webTranslation(for headers: HPACKHeaders) -> WebCallTranslation? {
+    guard let responder = web?.responder else { return nil }
+    return WebCallTranslation(
+      headers: headers, schema: responder.currentSchema(), cors: responder.cors,
+      maxMessageBytes: maxRequestMessageBytes, deadline: deadline)
   }
 
   /// Whether a stream is for the web side rather than gRPC: any method but POST (a page, a CORS
-  /// preflight), or a POST whose content type is not gRPC's (Connect, gRPC-Web). A POST without
-  /// a content type stays gRPC, which answers it with a gRPC status.
+  /// preflight), or a POST whose content type is not gRPC's (Connect, gRPC-Web; none at all, which
+  /// no gRPC client sends: 415 with the types it takes).
   static func isForWebSide(method: String?, contentType: String?) -> Bool {
     guard method == "POST" else { return true }
-    guard let contentType else { return false }
+    guard let contentType else { return true }
     return !contentType.hasPrefix("application/grpc") || contentType.hasPrefix("application/grpc-web")
   }
 

@@ -1,3 +1,4 @@
+internal import GRPCCore
 internal import NIOCore
 internal import NIOHPACK
 
@@ -28,11 +29,24 @@ final class RelayedCall {
   /// The call names a `grpc-encoding` other than identity.
   private let encoded: Bool
   private let passThrough: (shape: IntentWireScan.Shape, streaming: Bool)?
-  /// The stream is not gRPC (a Connect or gRPC-Web call, a CORS preflight, a page): the web side answers it.
-  private let forWebSide: Bool
+  /// A web stream that is no call the relay carries (a page, a CORS preflight, a development
+  /// token, a refusal): the relay answers it itself, once its request is whole.
+  private var webAnswer: WebRequestCollector?
   private var call: RelayMetrics.Call?
   /// The span of the gateway's hop, while the call goes to a domain and tracing is on.
   private var trace: RelayTrace?
+  /// A Connect or gRPC-Web call the relay carries as gRPC itself; nil: a gRPC call, or a web
+  /// stream the web side answers.
+  private var web: WebCallTranslation?
+  /// The web request's bytes held while it comes whole, counted in the loop's routing bytes.
+  private var webHeld = 0
+  /// The web request ended with its HEADERS (an empty body).
+  private let webRequestEndedAtOnce: Bool
+  /// Which upstream bytes the web answer's pieces still owe, as they leave.
+  private var answerLedger = CreditLedger()
+  /// A web call's deadline (its `Connect-Timeout-Ms` or `grpc-timeout`, a stream's longest life),
+  /// kept by the relay as the Connect protocol asks of a server.
+  private var webDeadline: Scheduled<Void>?
 
   /// The client opened `stream` with `headers`: a call the gateway's server answers, or whose
   /// route comes only with the request's end, opens upstream at once; a pass-through call waits
@@ -42,17 +56,32 @@ final class RelayedCall {
     self.clientStream = stream
     self.state = state
     path = headers.first(name: ":path") ?? ""
-    encoded = headers.first(name: "grpc-encoding").map { $0 != "identity" } ?? false
     passThrough = RelayRouter.passThrough[path]
-    forWebSide = RelayRouter.isForWebSide(
+    let forWebSide = RelayRouter.isForWebSide(
       method: headers.first(name: ":method"), contentType: headers.first(name: "content-type"))
-    machine = RelayedCallStateMachine(headers: headers, endStream: endStream)
+    // A Connect or gRPC-Web call the relay can carry goes on as gRPC; what else is not gRPC, to the web side.
+    web = forWebSide ? state.router.webTranslation(for: headers) : nil
+    webAnswer = forWebSide && web == nil && state.router.web != nil ? WebRequestCollector(headers: headers) : nil
+    webRequestEndedAtOnce = forWebSide && endStream
+    encoded = web == nil && (headers.first(name: "grpc-encoding").map { $0 != "identity" } ?? false)
+    machine = RelayedCallStateMachine(headers: web?.grpcHeaders ?? headers, endStream: web == nil && endStream)
   }
 
   /// Starts the call (once the client's stream knows it): a call to a domain's app service goes
-  /// to that domain by its path alone.
+  /// to that domain by its path alone. A web call starts once its request is whole.
   func start() {
-    if forWebSide, router.web != nil { return open(to: .webServer) }
+    if let timeout = web?.enforcedTimeout {
+      let call = NIOLoopBound(self, eventLoop: state.eventLoop)
+      webDeadline = state.eventLoop.scheduleTask(in: TimeAmount(timeout)) { call.value.webDeadlinePassed() }
+    }
+    if web != nil || webAnswer != nil {
+      if webRequestEndedAtOnce { webRequest(.data(ByteBuffer(), endStream: true), bytes: 0) }
+      return
+    }
+    startByPath()
+  }
+
+  private func startByPath() {
     guard passThrough == nil else {
       if machine.requestEnded { open(to: .gatewayServer) }
       return
@@ -73,6 +102,7 @@ final class RelayedCall {
 
   func received(headers: HPACKHeaders, endStream: Bool, on stream: RelayStream, from connection: RelayConnection) {
     if stream === clientStream {
+      if web != nil || webAnswer != nil { return webRequest(.headers(headers, endStream: endStream), bytes: 0) }
       requestArrived(.headers(headers, endStream: endStream), bytes: 0)
     } else if stream === upstreamStream {
       let action = machine.responseHeadersArrived(endStream: endStream)
@@ -85,6 +115,9 @@ final class RelayedCall {
 
   func received(data: ByteBuffer, endStream: Bool, on stream: RelayStream, from connection: RelayConnection) {
     if stream === clientStream {
+      if web != nil || webAnswer != nil {
+        return webRequest(.data(data, endStream: endStream), bytes: data.readableBytes)
+      }
       requestArrived(.data(data, endStream: endStream), bytes: data.readableBytes)
     } else if stream === upstreamStream {
       let action = machine.responseDataArrived(bytes: data.readableBytes, endStream: endStream)
@@ -98,7 +131,7 @@ final class RelayedCall {
   /// `bytes` of DATA left on `stream`: the side they came from may send as many again.
   func sent(_ bytes: Int, on stream: RelayStream) {
     if stream === clientStream {
-      creditUpstream(machine.sentToClient(bytes))
+      creditUpstream(machine.sentToClient(web == nil ? bytes : answerLedger.sent(bytes)))
     } else if stream === upstreamStream {
       client.credit(clientStream, machine.sentUpstream(bytes))
     }
@@ -122,6 +155,78 @@ final class RelayedCall {
   }
 
   // MARK: The request
+
+  /// A piece of a web call's request: held until the request is whole (one message), then
+  /// translated and routed as a gRPC call's first message.
+  private func webRequest(_ item: RelayStream.Outgoing, bytes: Int) {
+    // One message, held here until whole (bounded by the message limit and the loop's routing
+    // budget): the client gets its window back at once, so a body larger than a window comes whole.
+    client.credit(clientStream, bytes)
+    if webAnswer != nil { return webAnswerRequest(item) }
+    guard var web else { return }
+    let step = web.requestReceived(item)
+    self.web = web
+    switch step {
+    case .ignored:
+      break
+    case .collecting(let held):
+      holdWebRequest(held)
+    case .complete(let message):
+      releaseWebHeld()
+      // Routed as a gRPC call whose request has just come: by its path, or by this first message.
+      if passThrough == nil { startByPath() }
+      requestArrived(.data(message, endStream: true), bytes: 0)
+    case .refused(let failure):
+      releaseWebHeld()
+      refuse(.webRequest(failure))
+    }
+  }
+
+  /// A piece of a web stream's request the relay answers itself.
+  private func webAnswerRequest(_ item: RelayStream.Outgoing) {
+    guard var collector = webAnswer, let responder = router.web?.responder else { return }
+    let step = collector.received(item)
+    webAnswer = collector
+    switch step {
+    case .ignored:
+      break
+    case .collecting(let held):
+      holdWebRequest(held)
+    case .tooLarge:
+      answer(.plain(413, "the request body is larger than \(WebRequestCollector.maxBodyBytes) bytes"))
+    case .complete(let request):
+      switch responder.reply(to: request) {
+      case .answer(let answer):
+        self.answer(answer)
+      case .call(let kind):
+        // A call whose headers the relay did not carry: the web side's refusal of them.
+        answer(
+          responder.refusal(of: request, kind: kind)
+            ?? .plain(503, "\(request.path): the gateway's methods changed meanwhile; try again"))
+      }
+    }
+  }
+
+  /// Ends a web stream the relay answers itself with `answer`.
+  private func answer(_ answer: WebAnswer) {
+    releaseWebHeld()
+    webAnswer = nil
+    guard machine.answeredByRelay() != nil else { return }
+    for item in WebRequestCollector.items(of: answer) { client.send(item, on: clientStream) }
+  }
+
+  /// `bytes` more of a web request are held until it is whole: counted in the loop's routing budget.
+  private func holdWebRequest(_ bytes: Int) {
+    webHeld += bytes
+    state.routingBytes += bytes
+    if state.routingBytes > state.routingBudget { refuse(.routingBudget(limit: state.limits.maxRoutingBytes)) }
+  }
+
+  private func releaseWebHeld() {
+    state.routingBytes -= webHeld
+    webHeld = 0
+    web?.dropRequest()
+  }
 
   private func requestArrived(_ item: RelayStream.Outgoing, bytes: Int) {
     let action = machine.requestArrived(
@@ -168,6 +273,7 @@ final class RelayedCall {
 
   /// Answers the call with the refusal's status without routing it, and ends the client's stream.
   private func refuse(_ refusal: RelayedCallStateMachine.Refusal) {
+    releaseWebHeld()
     guard let held = machine.refuse(refusal) else { return }
     state.routingBytes -= held
     failCall(status: refusal.status, message: message(for: refusal), trailersOnly: true)
@@ -188,6 +294,8 @@ final class RelayedCall {
       "the request's header list is \(size) bytes; the upstream takes at most \(limit)"
     case .domainUnavailable:
       DomainDirectory.appServiceUnavailable(path: path)
+    case .webRequest(let failure):
+      failure.message
     }
   }
 
@@ -196,7 +304,6 @@ final class RelayedCall {
     switch destination {
     case .gatewayServer: endpoint = router.gatewayServer
     case .domain(let domain): endpoint = domain
-    case .webServer: endpoint = router.web?.endpoint ?? router.gatewayServer
     }
     let toDomain = destination.isDomain
     // A unary pass-through request is short: keep it until the domain answers, so that a stream the
@@ -270,6 +377,7 @@ final class RelayedCall {
         if !(stream.localEnded && stream.queue.isEmpty) { connection.reset(stream, code: .cancel) }
         client.credit(clientStream, creditClient)
       }
+      if web != nil { return webAnswer(item, first: first) }
       if first, case .headers(let headers, let end) = item {
         client.send(.headers(RelayRouter.clientHeaders(headers), endStream: end), on: clientStream)
       } else {
@@ -278,8 +386,66 @@ final class RelayedCall {
     }
   }
 
+  /// A piece of the upstream's gRPC answer, written as the web call's protocol.
+  private func webAnswer(_ item: RelayStream.Outgoing, first: Bool) {
+    guard var web else { return }
+    let output: WebCallTranslation.Output
+    switch item {
+    case .headers(let headers, let end):
+      output = web.responseHeaders(first ? RelayRouter.clientHeaders(headers) : headers, endStream: end)
+    case .data(let data, let end):
+      output = web.responseData(data, endStream: end)
+    }
+    self.web = web
+    if output.absorbed > 0 { creditUpstream(machine.sentToClient(output.absorbed)) }
+    sendToClient(output.pieces)
+  }
+
+  /// The web call's deadline passed before its answer was complete: it ends DEADLINE_EXCEEDED,
+  /// its upstream stream reset.
+  private func webDeadlinePassed() {
+    webDeadline = nil
+    guard let web, !web.isEnded else { return }
+    let message = "\(path): the call's deadline passed (\(web.deadlineSource))"
+    if machine.isRouting { return refuse(.webRequest(ConnectFailure(code: .deadlineExceeded, message: message))) }
+    if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }
+    guard let (creditClient, trailersOnly) = machine.endedByRelay() else { return }
+    failCall(status: Status.Code.deadlineExceeded.rawValue, message: message, trailersOnly: trailersOnly)
+    client.credit(clientStream, creditClient)
+  }
+
+  /// Sends a web call's pieces; what they owe the upstream is granted back as they leave.
+  private func sendToClient(_ pieces: [WebCallTranslation.Piece]) {
+    if pieces.last?.item.endsStream == true {
+      webDeadline?.cancel()
+      webDeadline = nil
+    }
+    for piece in pieces {
+      var carried = 0
+      if case .data(let data, _) = piece.item { carried = data.readableBytes }
+      let now = answerLedger.record(carried: carried, source: piece.sourceBytes)
+      if now > 0 { creditUpstream(machine.sentToClient(now)) }
+      client.send(piece.item, on: clientStream)
+    }
+  }
+
   /// Ends the client's stream with a gRPC status: trailers-only if nothing was sent yet.
   private func failCall(status: Int, message: String, trailersOnly: Bool) {
+    if webAnswer != nil {
+      // Not a gRPC stream: a plain answer with the HTTP status of the code.
+      webAnswer = nil
+      let code = RPCError.Code(Status.Code(rawValue: status) ?? .unknown) ?? .unknown
+      for item in WebRequestCollector.items(of: .plain(ConnectCode.httpStatus(code), message)) {
+        client.send(item, on: clientStream)
+      }
+      return
+    }
+    if var web {
+      let pieces = web.fail(status: status, message: message)
+      self.web = web
+      callEnded(status: "\(status)", message: message)
+      return sendToClient(pieces)
+    }
     var headers = HPACKHeaders()
     if trailersOnly {
       headers.add(name: ":status", value: "200")
@@ -294,6 +460,9 @@ final class RelayedCall {
   // MARK: Resets
 
   private func clientReset() {
+    releaseWebHeld()
+    webDeadline?.cancel()
+    webDeadline = nil
     guard let (released, creditClient, creditUpstream) = machine.clientReset() else { return }
     state.routingBytes -= released
     if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }

@@ -154,9 +154,28 @@ def bearer(stack, user="diana"):
     return {"authorization": f"Bearer {stack.token(user)}"}
 
 
+#: The transport the web calls of a test go over: "http1" (curl, browsers on http://) or "h2c"
+#: (HTTP/2 with prior knowledge, as Connect and gRPC-Web clients and browsers over TLS speak it).
+#: Every test of this module runs over each (the `transport` fixture).
+TRANSPORT = {"name": "http1"}
+
+
+@pytest.fixture(autouse=True, params=["http1", "h2c"])
+def transport(request):
+    TRANSPORT["name"] = request.param
+    yield request.param
+    TRANSPORT["name"] = "http1"
+
+
 def connect_call(stack, path, body=b"", headers=None, content_type=JSON, method="POST"):
-    """One request on a fresh HTTP/1.1 connection to the gateway's public port, as curl sends it
-    (Host, Content-Length, the given headers); the whole answer."""
+    """One request on a fresh connection to the gateway's public port: HTTP/1.1 as curl sends it
+    (Host, Content-Length, the given headers), or h2c (`TRANSPORT`); the whole answer."""
+    if TRANSPORT["name"] == "h2c":
+        client = H2Client(stack.gateway)
+        try:
+            return client.answer(client.send(path, body, headers=headers, content_type=content_type, method=method))
+        finally:
+            client.close()
     host, port = stack.gateway.rsplit(":", 1)
     connection = http.client.HTTPConnection(host, int(port), timeout=s.TIMEOUT)
     try:
@@ -170,7 +189,14 @@ def connect_call(stack, path, body=b"", headers=None, content_type=JSON, method=
         connection.close()
 
 
-class OpenStream:
+def OpenStream(stack, path, body, headers=None, content_type=CONNECT_JSON, timeout=s.TIMEOUT):
+    """A streaming request on its own connection (`TRANSPORT`), its answer read envelope by envelope."""
+    if TRANSPORT["name"] == "h2c":
+        return OpenH2Stream(stack, path, body, headers, content_type, timeout)
+    return OpenHTTP1Stream(stack, path, body, headers, content_type, timeout)
+
+
+class OpenHTTP1Stream:
     """A streaming request on its own HTTP/1.1 connection, its answer read envelope by envelope."""
 
     def __init__(self, stack, path, body, headers=None, content_type=CONNECT_JSON, timeout=s.TIMEOUT):
@@ -198,6 +224,53 @@ class OpenStream:
 
     def close(self):
         self.connection.close()
+
+
+class OpenH2Stream:
+    """A streaming request on its own h2c connection, its answer read envelope by envelope."""
+
+    def __init__(self, stack, path, body, headers=None, content_type=CONNECT_JSON, timeout=s.TIMEOUT):
+        self.client = H2Client(stack.gateway, timeout=timeout)
+        self.stream_id = self.client.send(path, body, headers=headers, content_type=content_type)
+        stream = self.client.streams[self.stream_id]
+        while stream.status is None and not stream.ended:
+            self.client._pump()
+        self.status = stream.status
+        self.headers = stream.headers
+        self.position = 0
+
+    def header(self, name):
+        return dict(self.headers).get(name)
+
+    def _read(self, count):
+        stream = self.client.first_bytes(self.stream_id, self.position + count)
+        chunk = stream.body[self.position:self.position + count]
+        self.position += len(chunk)
+        return chunk
+
+    def next(self):
+        """The next (flags, payload), or None at the end of the body."""
+        head = self._read(5)
+        if not head:
+            return None
+        assert len(head) == 5, f"an envelope header cut short: {head!r}"
+        flags, length = struct.unpack(">BI", head)
+        payload = self._read(length)
+        assert len(payload) == length, f"an envelope of {length} bytes has {len(payload)}"
+        return flags, payload
+
+    @property
+    def response(self):
+        """What is left of the body, read as HTTP/1.1's response is (for messages in asserts)."""
+        outer = self
+
+        class Rest:
+            def read(self, count):
+                return outer._read(count)
+        return Rest()
+
+    def close(self):
+        self.client.close()
 
 
 def parsed(answer, message_type):
@@ -339,10 +412,10 @@ class H2Client:
     """One h2c connection with prior knowledge (as `curl --http2-prior-knowledge` opens): each
     request on a stream of its own, the answers read as their frames come, in any order."""
 
-    def __init__(self, address):
+    def __init__(self, address, timeout=s.TIMEOUT):
         host, port = address.rsplit(":", 1)
         self.authority = address
-        self.socket = socket.create_connection((host, int(port)), timeout=s.TIMEOUT)
+        self.socket = socket.create_connection((host, int(port)), timeout=timeout)
         self.connection = h2.connection.H2Connection(
             h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
         self.connection.initiate_connection()

@@ -1,3 +1,4 @@
+internal import GRPCCore
 internal import NIOCore
 internal import NIOHPACK
 
@@ -17,8 +18,6 @@ struct RelayedCallStateMachine {
     /// The gateway's own gRPC server on loopback, which answers or places the call itself.
     case gatewayServer
     case domain(DomainEndpoint)
-    /// The gateway's web side on loopback: a stream that is not gRPC (Connect, gRPC-Web, CORS).
-    case webServer
 
     var isDomain: Bool {
       if case .domain = self { return true }
@@ -48,8 +47,13 @@ struct RelayedCallStateMachine {
     /// arrives is granted back at once.
     case finished(owed: Owed, clientGone: Bool)
     /// Only while an event changes the state in place: the payload's arrays and buffers are then
-    /// held by that event alone, so appending to them copies nothing.
+    /// held by that event alone, so appending to them copies nothing. No event ever finds it.
     case modifying
+  }
+
+  /// An event found the placeholder state: a change in place was left half done.
+  private static func modifyingSeen() -> Never {
+    preconditionFailure("RelayedCallStateMachine: an event found the state being modified")
   }
 
   /// How the answer to the client has progressed.
@@ -73,6 +77,9 @@ struct RelayedCallStateMachine {
     case headerListTooLarge(size: Int, limit: Int)
     /// No replica of the domain serving the app service the path names is serving (UNAVAILABLE).
     case domainUnavailable
+    /// A web call's request is not one its method takes (its body: not one message, too large,
+    /// JSON that is not the message): the failure's status.
+    case webRequest(ConnectFailure)
 
     /// The gRPC status the client gets.
     var status: Int {
@@ -81,6 +88,7 @@ struct RelayedCallStateMachine {
       case .compressedWithoutEncoding: 13
       case .firstMessageTimeout: 4
       case .domainUnavailable: 14
+      case .webRequest(let failure): failure.code.rawValue
       }
     }
   }
@@ -178,8 +186,10 @@ struct RelayedCallStateMachine {
       owed.client += bytes
       state = .relaying(destination: destination, retryCopy: retryCopy, retried: retried, owed: owed)
       return .forward(item)
-    case .finished, .modifying:
+    case .finished:
       return .creditClient(bytes)
+    case .modifying:
+      Self.modifyingSeen()
     }
   }
 
@@ -203,6 +213,13 @@ struct RelayedCallStateMachine {
   /// held while routing, which are also what the client is granted back; nil once the call is
   /// routed (a first-message timeout racing the route).
   mutating func refuse(_ refusal: Refusal) -> Int? {
+    answeredByRelay()
+  }
+
+  /// The relay answers the call itself while routing it (a refusal, or a web stream that is no
+  /// call: a page, a preflight). Returns the bytes no longer held while routing, which are also
+  /// what the client is granted back; nil once the call is routed.
+  mutating func answeredByRelay() -> Int? {
     guard case .routing(_, let heldBytes, _) = state else { return nil }
     state = .finished(owed: Owed(), clientGone: false)
     response = .ended
@@ -214,6 +231,14 @@ struct RelayedCallStateMachine {
   /// bytes to grant the client back and whether nothing of the answer was sent yet; nil when
   /// the answer is already complete.
   mutating func headerListRefused() -> (creditClient: Int, trailersOnly: Bool)? {
+    endedByRelay()
+  }
+
+  /// The relay ends a relayed call itself before its answer is complete (a header list the
+  /// upstream would not take, a web call's deadline): the upstream stream is to be reset. Returns
+  /// the bytes to grant the client back and whether nothing of the answer was sent yet; nil when
+  /// the call is not being relayed or its answer is already complete.
+  mutating func endedByRelay() -> (creditClient: Int, trailersOnly: Bool)? {
     guard case .relaying(_, _, _, let owed) = state, response != .ended else { return nil }
     state = .finished(owed: Owed(client: 0, upstream: owed.upstream), clientGone: false)
     let trailersOnly = response == .notStarted
@@ -248,8 +273,10 @@ struct RelayedCallStateMachine {
       response = .started
       state = .relaying(destination: destination, retryCopy: nil, retried: retried, owed: owed)
       return .forward(first: first, answered: false, creditClient: 0)
-    case .finished, .routing, .modifying:
+    case .finished, .routing:
       return .creditUpstream(bytes)
+    case .modifying:
+      Self.modifyingSeen()
     }
   }
 
@@ -283,8 +310,10 @@ struct RelayedCallStateMachine {
       let granted = body(&owed)
       state = .finished(owed: owed, clientGone: clientGone)
       return granted
-    case .routing, .modifying:
+    case .routing:
       return 0
+    case .modifying:
+      Self.modifyingSeen()
     }
   }
 
@@ -307,7 +336,7 @@ struct RelayedCallStateMachine {
       state = .finished(owed: Owed(), clientGone: true)
       return (0, owed.client, owed.upstream)
     case .modifying:
-      return nil
+      Self.modifyingSeen()
     }
   }
 
@@ -331,8 +360,10 @@ struct RelayedCallStateMachine {
       owed.client = 0
       state = .finished(owed: owed, clientGone: clientGone)
       return (.none, creditClient)
-    case .routing, .modifying:
+    case .routing:
       return (.none, 0)
+    case .modifying:
+      Self.modifyingSeen()
     }
   }
 }

@@ -48,8 +48,9 @@ extension RelayConnection {
 
   private func receiveData(_ header: HTTP2Wire.FrameHeader, _ payload: ByteBuffer) {
     guard header.streamID != 0 else { return connectionError(.protocolError, "DATA on stream 0") }
-    receiveWindow -= header.length
-    guard receiveWindow >= 0 else { return connectionError(.flowControlError, "DATA beyond the connection window") }
+    guard window.received(header.length) else {
+      return connectionError(.flowControlError, "DATA beyond the connection window")
+    }
     let end = header.has(HTTP2Wire.Flag.endStream)
     if header.length == 0 && !end { glitch("an empty DATA frame") }
     guard let stream = streams[header.streamID], !stream.remoteEnded else {
@@ -61,14 +62,16 @@ extension RelayConnection {
       }
       return
     }
-    stream.receiveWindow -= header.length
-    guard stream.receiveWindow >= 0 else {
+    guard stream.announced else {
+      return connectionError(.protocolError, "DATA on stream \(header.streamID), which the relay has not opened yet")
+    }
+    guard stream.window.received(header.length) else {
       creditConnection(header.length)  // the stream ends; its bytes are the connection's again
       return resetStream(stream, code: .flowControlError)
     }
     let padding = header.length - payload.readableBytes
     if padding > 0 { credit(stream, padding) }
-    if end { stream.remoteEnded = true }
+    if end { stream.state.endRemotely() }
     if let call = stream.call {
       call.received(data: payload, endStream: end, on: stream, from: self)
     } else {
@@ -92,6 +95,9 @@ extension RelayConnection {
     }
     let end = flags & HTTP2Wire.Flag.endStream != 0
     if let stream = streams[id] {
+      guard stream.announced else {
+        return connectionError(.protocolError, "HEADERS on stream \(id), which the relay has not opened yet")
+      }
       guard !stream.remoteEnded else { return resetStream(stream, code: .streamClosed) }
       if role == .server, let violation = HeaderListCheck.trailers(headers) {
         state.events.record("malformed_request", code: "PROTOCOL_ERROR", detail: "\(violation)")
@@ -102,7 +108,7 @@ extension RelayConnection {
           "malformed_request", code: "PROTOCOL_ERROR", detail: "trailers above \(state.limits.maxHeaderListSize) bytes")
         return resetStream(stream, code: .protocolError)
       }
-      if end { stream.remoteEnded = true }
+      if end { stream.state.endRemotely() }
       stream.call?.received(headers: headers, endStream: end, on: stream, from: self)
       closeIfDone(stream)
       return
@@ -131,11 +137,12 @@ extension RelayConnection {
           "the request's header list is \(size) bytes; the gateway takes at most \(state.limits.maxHeaderListSize)")
     }
     let stream = RelayStream(
-      id: id, call: nil, sendWindow: peerInitialWindow, receiveWindow: RelaySettings.initialWindowSize,
+      id: id, call: nil, state: .openedByPeer, sendWindow: peerInitialWindow,
+      receiveWindow: RelaySettings.initialWindowSize,
       openedAt: state.timers.now)
     streams[id] = stream
     machine.streamOpened()
-    if end { stream.remoteEnded = true }
+    if end { stream.state.endRemotely() }
     let call = RelayedCall(client: self, stream: stream, state: state, headers: headers, endStream: end)
     stream.call = call
     call.start()
@@ -186,7 +193,12 @@ extension RelayConnection {
         }
         let delta = value - peerInitialWindow
         peerInitialWindow = value
-        for stream in streams.values { stream.sendWindow += delta }
+        for stream in streams.values {
+          guard stream.window.peerGranted(delta) else {
+            return connectionError(
+              .flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE takes a stream's window above 2^31-1")
+          }
+        }
         windowGrew = windowGrew || delta > 0
       case .maxFrameSize:
         guard (HTTP2Wire.defaultMaxFrameSize...0xFF_FFFF).contains(value) else {
@@ -265,15 +277,13 @@ extension RelayConnection {
     let increment = Int(raw & 0x7FFF_FFFF)
     if header.streamID == 0 {
       guard increment > 0 else { return connectionError(.protocolError, "WINDOW_UPDATE of 0") }
-      sendWindow += increment
-      guard sendWindow <= HTTP2Wire.maxWindow else {
+      guard window.peerGranted(increment) else {
         return connectionError(.flowControlError, "connection window above 2^31-1")
       }
       drainBlocked()
     } else if let stream = streams[header.streamID] {
       guard increment > 0 else { return resetStream(stream, code: .protocolError) }
-      stream.sendWindow += increment
-      guard stream.sendWindow <= HTTP2Wire.maxWindow else { return resetStream(stream, code: .flowControlError) }
+      guard stream.window.peerGranted(increment) else { return resetStream(stream, code: .flowControlError) }
       if !stream.queue.isEmpty { drain(stream) }
     } else if role == .server && isIdle(header.streamID) {
       connectionError(.protocolError, "WINDOW_UPDATE on stream \(header.streamID), which is not open")

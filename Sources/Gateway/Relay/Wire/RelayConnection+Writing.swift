@@ -9,9 +9,8 @@ extension RelayConnection {
   func openStream(for call: RelayedCall) -> RelayStream? {
     guard role == .client, hasRoom else { return nil }
     let stream = RelayStream(
-      id: nextLocalStream, call: call, sendWindow: peerInitialWindow, receiveWindow: RelaySettings.initialWindowSize,
-      openedAt: state.timers.now)
-    stream.announced = false
+      id: nextLocalStream, call: call, state: .openedByRelay, sendWindow: peerInitialWindow,
+      receiveWindow: RelaySettings.initialWindowSize, openedAt: state.timers.now)
     nextLocalStream += 2
     streams[stream.id] = stream
     unannounced.append(stream)
@@ -22,7 +21,7 @@ extension RelayConnection {
   /// Sends `item` on `stream` as soon as flow control allows, after whatever waits before it.
   func send(_ item: RelayStream.Outgoing, on stream: RelayStream) {
     guard streams[stream.id] === stream, !stream.localEnded else { return }
-    if item.endsStream { stream.localEnded = true }
+    if item.endsStream { stream.state.endLocally() }
     stream.queue.append(item)
     if stream.queue.count == 1 && stream.announced { drain(stream) }
   }
@@ -50,21 +49,15 @@ extension RelayConnection {
     guard bytes > 0, !machine.isClosed else { return }
     creditConnection(bytes)
     guard streams[stream.id] === stream, !stream.remoteEnded else { return }
-    stream.creditPending += bytes
-    if stream.creditPending >= RelaySettings.initialWindowSize / 4 {
-      output.writeWindowUpdate(stream: stream.id, increment: stream.creditPending)
-      stream.receiveWindow += stream.creditPending
-      stream.creditPending = 0
+    if let increment = stream.window.credit(bytes) {
+      output.writeWindowUpdate(stream: stream.id, increment: increment)
       flushSoon()
     }
   }
 
   func creditConnection(_ bytes: Int) {
-    creditPending += bytes
-    if creditPending >= RelaySettings.connectionWindow / 4 {
-      output.writeWindowUpdate(stream: 0, increment: creditPending)
-      receiveWindow += creditPending
-      creditPending = 0
+    if let increment = window.credit(bytes) {
+      output.writeWindowUpdate(stream: 0, increment: increment)
       flushSoon()
     }
   }
@@ -88,9 +81,9 @@ extension RelayConnection {
           stream.queue.removeFirst()
           continue
         }
-        let allowed = canSendData ? min(stream.sendWindow, sendWindow, peerMaxFrameSize) : 0
+        let allowed = canSendData ? min(stream.window.send, window.send, peerMaxFrameSize) : 0
         guard allowed > 0 else {
-          if (sendWindow <= 0 || !canSendData), !blocked.contains(where: { $0 === stream }) { blocked.append(stream) }
+          if (window.send <= 0 || !canSendData), !blocked.contains(where: { $0 === stream }) { blocked.append(stream) }
           // What waits keeps its own bytes, not the read buffer of the connection it came from.
           stream.queue[0] = .data(buffer.compacted(), endStream: end)
           break drainLoop
@@ -100,8 +93,8 @@ extension RelayConnection {
         output.writeFrameHeader(
           length: chunk.readableBytes, type: .data, flags: last && end ? HTTP2Wire.Flag.endStream : 0,
           stream: stream.id)
-        stream.sendWindow -= chunk.readableBytes
-        sendWindow -= chunk.readableBytes
+        stream.window.sent(chunk.readableBytes)
+        window.sent(chunk.readableBytes)
         sent += chunk.readableBytes
         output.writeBuffer(&chunk)
         if last {
@@ -118,7 +111,7 @@ extension RelayConnection {
 
   /// Drains the streams that waited for the connection's window or the socket.
   func drainBlocked() {
-    guard !blocked.isEmpty, sendWindow > 0, canSendData else { return }
+    guard !blocked.isEmpty, window.send > 0, canSendData else { return }
     let waiting = blocked
     blocked = []
     for stream in waiting where streams[stream.id] === stream { drain(stream) }
@@ -227,7 +220,7 @@ extension RelayConnection {
     let opened = unannounced
     unannounced = []
     for stream in opened where streams[stream.id] === stream {
-      stream.announced = true
+      stream.state.announce()
       drain(stream)
     }
   }

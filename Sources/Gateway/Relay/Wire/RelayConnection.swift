@@ -50,9 +50,8 @@ final class RelayConnection: ChannelDuplexHandler {
   /// until its SETTINGS say otherwise, the 16 KiB gRPC servers commonly take.
   var peerMaxHeaderListSize = RelayConnection.assumedMaxHeaderListSize
   static let assumedMaxHeaderListSize = 16_384
-  var sendWindow = HTTP2Wire.defaultWindow
-  var receiveWindow = RelaySettings.connectionWindow
-  var creditPending = 0
+  /// The connection's flow-control windows (the relay grants 16 MiB from the start).
+  var window = FlowControlWindow(send: HTTP2Wire.defaultWindow, receive: RelaySettings.connectionWindow)
   var lastPeerStream: UInt32 = 0
   var nextLocalStream: UInt32 = 1
   /// The upstream this connection goes to (client role).

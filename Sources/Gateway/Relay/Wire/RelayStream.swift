@@ -19,30 +19,30 @@ final class RelayStream {
   let id: UInt32
   /// The call this stream is one end of; nil once the call no longer listens.
   var call: RelayedCall?
-  /// How many DATA bytes the peer still lets the relay send on this stream.
-  var sendWindow: Int
-  /// How many DATA bytes the relay still lets the peer send on this stream.
-  var receiveWindow: Int
-  /// Bytes the call has passed on and that the peer may send again, not yet granted by a
-  /// WINDOW_UPDATE.
-  var creditPending = 0
+  /// The stream's flow-control windows both ways, and the credit not yet granted by a WINDOW_UPDATE.
+  var window: FlowControlWindow
   /// Frames waiting for their turn (flow control, or an earlier frame still waiting).
   var queue: [Outgoing] = []
+  /// Where the stream is in its life (RFC 9113 §5.1).
+  var state: RelayStreamState
   /// The relay has queued its END_STREAM.
-  var localEnded = false
+  var localEnded: Bool { state.localEnded }
   /// The peer has sent its END_STREAM.
-  var remoteEnded = false
+  var remoteEnded: Bool { state.remoteEnded }
   /// The stream's HEADERS have been written (a stream the relay opens is announced at the next
   /// flush; one the peer opened is announced from the start).
-  var announced = true
+  var announced: Bool { state.announced }
   /// When the stream opened, to the relay timers' second.
   let openedAt: NIODeadline
 
-  init(id: UInt32, call: RelayedCall?, sendWindow: Int, receiveWindow: Int, openedAt: NIODeadline) {
+  init(
+    id: UInt32, call: RelayedCall?, state: RelayStreamState, sendWindow: Int, receiveWindow: Int,
+    openedAt: NIODeadline
+  ) {
     self.id = id
     self.call = call
-    self.sendWindow = sendWindow
-    self.receiveWindow = receiveWindow
+    self.state = state
+    self.window = FlowControlWindow(send: sendWindow, receive: receiveWindow)
     self.openedAt = openedAt
   }
 }
