@@ -193,6 +193,14 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // proto3 JSON ↔ protobuf binary by descriptors (`ProtoSchema`), without generated types: the
+    // gateway's web side and the CLI read and write JSON with it. The domain services never link it.
+    .target(
+      name: "ProtoJSON",
+      dependencies: ["IntentMeshCore", swiftProtobuf],
+      swiftSettings: strictSettings
+    ),
+
     // The one SQLite setting Swift cannot make itself (sqlite3_db_config is variadic).
     .target(name: "CSQLiteOptions", dependencies: [sqliteNIO]),
 
@@ -279,8 +287,8 @@ let package = Package(
     .target(
       name: "Gateway",
       dependencies: [
-        "ServiceKit", "IntentMeshCore", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2, swiftProtobuf, logging,
-        serviceLifecycle,
+        "ServiceKit", "ProtoJSON", "IntentMeshCore", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2,
+        swiftProtobuf, logging, serviceLifecycle,
         unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL, nioHTTP1, nioHTTP2,
         tracing,
       ],
@@ -327,7 +335,8 @@ let package = Package(
       name: "IntentMeshCLI",
       dependencies: [
         "ServiceLauncher",
-        "IntentMeshProtos", "ServiceKit", "IntentMeshCore", grpcCore, grpcHTTP2, swiftProtobuf, argumentParser,
+        "IntentMeshProtos", "ServiceKit", "ProtoJSON", "IntentMeshCore", grpcCore, grpcHTTP2, swiftProtobuf,
+        argumentParser,
       ],
       swiftSettings: strictSettings
     ),
@@ -398,9 +407,15 @@ let package = Package(
       swiftSettings: strictSettings
     ),
     .testTarget(
+      name: "ProtoJSONTests",
+      dependencies: ["ProtoJSON", "ServiceKit", "IntentMeshProtos", "ReflectionProtos", swiftProtobuf],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
       name: "GatewayTests",
       dependencies: [
         "ServiceLauncher",
+        "ProtoJSON",
         "Gateway", "IntentsKit", "IntentsRuntime", "ServiceKit", "IntentMeshCore", "IntentsKitTesting", "Messaging",
         "IntentMeshProtos",
         "MessagingProtos",
@@ -434,7 +449,7 @@ if Context.environment["INTENTMESH_FUZZ"] == "1" {
     .executableTarget(
       name: "IntentMeshFuzz",
       dependencies: [
-        "Gateway", "IntentsKit", "IntentsRuntime", "IntentsKitTesting", "ServiceKit", "IntentMeshCore",
+        "Gateway", "ProtoJSON", "IntentsKit", "IntentsRuntime", "IntentsKitTesting", "ServiceKit", "IntentMeshCore",
         "IntentMeshProtos",
         "MessagingProtos",
         "PaymentsProtos", "RideBookingProtos", "Messaging", "Payments", "RideBooking", "ListsAndNotes", grpcCore,

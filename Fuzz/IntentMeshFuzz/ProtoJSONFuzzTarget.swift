@@ -1,3 +1,4 @@
+@testable import ProtoJSON
 @testable import ServiceKit
 
 @testable import Gateway

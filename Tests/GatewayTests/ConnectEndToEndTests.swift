@@ -6,6 +6,7 @@ import IntentsKitTesting
 import MessagingProtos
 import NIOCore
 import NIOHPACK
+import ProtoJSON
 @testable import ServiceKit
 import SwiftProtobuf
 import Testing

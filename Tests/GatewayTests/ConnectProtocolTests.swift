@@ -3,6 +3,7 @@ import GRPCCore
 import IntentsKitTesting
 import NIOCore
 import NIOEmbedded
+import ProtoJSON
 @testable import ServiceKit
 import Testing
 

@@ -1,4 +1,5 @@
 internal import GRPCCore
+internal import ProtoJSON
 internal import ServiceKit
 
 /// A call that ends in error, as Connect writes it: `{"code": "not_found", "message": "…",

@@ -1,5 +1,6 @@
 internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
+internal import ProtoJSON
 internal import ServiceKit
 
 /// The gRPC call behind a Connect or gRPC-Web request. A domain's app service goes to a serving

@@ -1,4 +1,5 @@
 internal import GRPCCore
+internal import ProtoJSON
 internal import ServiceKit
 internal import IntentMeshCore
 

@@ -1,4 +1,5 @@
 internal import SwiftProtobuf
+internal import ProtoJSON
 internal import ServiceKit
 internal import Synchronization
 

@@ -1,3 +1,4 @@
+internal import ProtoJSON
 internal import ServiceKit
 
 /// Tokens for the web app's "Sign in as" on a development machine: `POST /dev/token` with

@@ -1,7 +1,7 @@
 import SwiftProtobuf
 import Foundation
 import IntentMeshProtos
-import ServiceKit
+import ProtoJSON
 
 /// What the intent commands share: the request context and how a turn reads on a terminal.
 enum Conversation {

@@ -3,6 +3,7 @@ import SwiftProtobuf
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import IntentMeshProtos
+import ProtoJSON
 import ServiceKit
 
 /// A connection to the gateway for one command.

@@ -1,5 +1,6 @@
 import Foundation
 import IntentMeshProtos
+import ProtoJSON
 import ServiceKit
 import SwiftProtobuf
 

@@ -1,6 +1,7 @@
 import GRPCCore
 import NIOCore
 import NIOHPACK
+import ProtoJSON
 import ServiceKit
 import Testing
 

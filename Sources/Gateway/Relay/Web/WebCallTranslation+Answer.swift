@@ -1,6 +1,7 @@
 internal import GRPCCore
 internal import NIOCore
 internal import NIOHPACK
+internal import ProtoJSON
 internal import ServiceKit
 
 /// The gRPC answer as the web protocol writes it.

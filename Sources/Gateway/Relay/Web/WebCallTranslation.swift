@@ -1,6 +1,7 @@
 internal import GRPCCore
 internal import NIOCore
 internal import NIOHPACK
+internal import ProtoJSON
 internal import ServiceKit
 
 /// A Connect or gRPC-Web call on one of the relay's HTTP/2 streams, carried upstream as gRPC on

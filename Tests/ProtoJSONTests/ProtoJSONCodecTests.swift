@@ -1,6 +1,7 @@
 import Foundation
 import IntentMeshProtos
-@testable import ServiceKit
+@testable import ProtoJSON
+import ServiceKit
 import SwiftProtobuf
 import Testing
 

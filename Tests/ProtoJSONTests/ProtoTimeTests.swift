@@ -1,4 +1,4 @@
-@testable import ServiceKit
+@testable import ProtoJSON
 import SwiftProtobuf
 import Testing
 

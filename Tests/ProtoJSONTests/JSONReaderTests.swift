@@ -1,4 +1,4 @@
-@testable import ServiceKit
+@testable import ProtoJSON
 import Testing
 
 @Suite("JSONReader and JSONValue: strict JSON without Foundation")
