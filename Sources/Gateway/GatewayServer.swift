@@ -74,15 +74,16 @@ package struct GatewayServer: Sendable {
         MessageSizeInterceptor(limit: configuration.maxRequestMessageBytes),
       ]
     )
-    // Behind the relay, the public port also answers Connect and gRPC-Web (HTTP/1.1 and HTTP/2).
+    // Behind the relay, the public port also answers Connect and gRPC-Web (HTTP/1.1 and HTTP/2), pages
+    // and preflights.
     let web =
       relayed
-      ? WebServer(
-        directory: directory, reflection: reflectionIndex, cors: configuration.cors,
-        maxMessageBytes: configuration.maxRequestMessageBytes, deadline: router.deadline,
-        requestTimeout: configuration.relayLimits.handshakeTimeout, pages: WebPages(root: configuration.webRoot),
-        devTokensFrom: configuration.devTokensFrom, verifier: verifier, logger: logger
-      ) { try await Self.loopbackEndpoint(of: server) } : nil
+      ? (
+        responder: try WebResponder.make(
+          reflection: reflectionIndex, cors: configuration.cors, pages: WebPages(root: configuration.webRoot),
+          devTokensFrom: configuration.devTokensFrom, logger: logger),
+        requestTimeout: configuration.relayLimits.handshakeTimeout
+      ) : nil
     let publicTLS = try configuration.tls.map { try $0.makeContext() }
     let upstreamTLS = try configuration.upstreamTLS.map { try $0.makeContext() }
     let relay =
@@ -91,11 +92,9 @@ package struct GatewayServer: Sendable {
         host: configuration.host, port: configuration.port, metrics: RelayMetrics(metrics: metrics),
         limits: configuration.relayLimits, tls: publicTLS, logger: logger
       ) {
-        var relayRouter = RelayRouter(
+        RelayRouter(
           directory: directory, deadline: router.deadline, gatewayServer: try await Self.loopbackEndpoint(of: server),
-          maxRequestMessageBytes: configuration.maxRequestMessageBytes, upstreamTLS: upstreamTLS)
-        if let web { try await relayRouter.attachWebSide(web) }
-        return relayRouter
+          maxRequestMessageBytes: configuration.maxRequestMessageBytes, upstreamTLS: upstreamTLS, web: web)
       } : nil
     let readiness = ReadinessReporter(
       serviceName: "gateway", appName: "IntentMesh gateway", board: board, logger: logger,
@@ -115,8 +114,7 @@ package struct GatewayServer: Sendable {
     ]
     // First, so that it stops last: the spans of the last calls are still sent.
     if let traceExport { services.insert(.init(service: traceExport), at: 0) }
-    // Shut down in reverse: the relay drains before the web side and the gRPC server behind it stop.
-    if let web { services.append(.init(service: web)) }
+    // Shut down in reverse: the relay drains before the gRPC server behind it stops.
     if let relay { services.append(.init(service: relay)) }
     services.append(.init(service: readiness))
     if let metricsPort = configuration.metricsPort {

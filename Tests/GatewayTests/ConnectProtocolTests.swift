@@ -75,7 +75,7 @@ struct ConnectProtocolTests {
 
   @Test("request headers become metadata: transport and browser headers dropped, -bin values decoded")
   func metadata() throws {
-    let metadata = try ConnectResponder.metadata([
+    let metadata = try WebCallRequest.metadata([
       ("authorization", "Bearer x"), ("content-type", "application/json"), ("user-agent", "curl"),
       ("sec-fetch-mode", "cors"), ("x-trace", "abc"), ("trace-bin", "AAEC"), ("connect-timeout-ms", "5"),
     ])
@@ -84,21 +84,18 @@ struct ConnectProtocolTests {
     #expect(Array(metadata[binaryValues: "trace-bin"]) == [[0, 1, 2]])
     #expect(metadata[stringValues: "content-type"].first(where: { _ in true }) == nil)
     #expect(metadata[stringValues: "sec-fetch-mode"].first(where: { _ in true }) == nil)
-    #expect(throws: ConnectFailure.self) { try ConnectResponder.metadata([("trace-bin", "***")]) }
+    #expect(throws: ConnectFailure.self) { try WebCallRequest.metadata([("trace-bin", "***")]) }
   }
 
   @Test("timeouts: Connect-Timeout-Ms for Connect, grpc-timeout for gRPC-Web; bad values are INVALID_ARGUMENT")
   func timeouts() throws {
-    func request(_ headers: [(String, String)]) -> WebRequest {
-      WebRequest(method: "POST", uri: "/a/b", headers: headers)
-    }
     #expect(
-      try ConnectResponder.timeout(request([("connect-timeout-ms", "250")]), kind: .unary(.json)) == .milliseconds(250))
-    #expect(try ConnectResponder.timeout(request([]), kind: .unary(.json)) == nil)
-    #expect(try ConnectResponder.timeout(request([("grpc-timeout", "2S")]), kind: .grpcWeb(.proto)) == .seconds(2))
+      try WebCallRequest.timeout(headers: [("connect-timeout-ms", "250")], kind: .unary(.json)) == .milliseconds(250))
+    #expect(try WebCallRequest.timeout(headers: [], kind: .unary(.json)) == nil)
+    #expect(try WebCallRequest.timeout(headers: [("grpc-timeout", "2S")], kind: .grpcWeb(.proto)) == .seconds(2))
     for bad in ["-1", "12345678901", "1.5", ""] {
       #expect(throws: ConnectFailure.self) {
-        try ConnectResponder.timeout(request([("connect-timeout-ms", bad)]), kind: .unary(.json))
+        try WebCallRequest.timeout(headers: [("connect-timeout-ms", bad)], kind: .unary(.json))
       }
     }
   }

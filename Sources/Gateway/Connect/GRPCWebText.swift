@@ -63,21 +63,3 @@ enum GRPCWebText {
     return count == 0 ? out : nil
   }
 }
-
-/// Writes an answer's body as `application/grpc-web-text`: each chunk one padded base64 piece.
-struct GRPCWebTextWriter<Base: WebResponseWriter>: WebResponseWriter {
-  let base: Base
-
-  func head(status: Int, headers: [(String, String)]) async throws {
-    // A length given for the binary body is not the text's.
-    try await base.head(status: status, headers: headers.filter { $0.0 != "content-length" })
-  }
-
-  func body(_ bytes: [UInt8]) async throws {
-    try await base.body(GRPCWebText.encoded(bytes))
-  }
-
-  func end() async throws {
-    try await base.end()
-  }
-}

@@ -1,6 +1,6 @@
 /// A whole answer the web side gives at once, without a call: a page of the web app, a
-/// preflight's, a development token, a refusal. Either transport writes it: HTTP/1.1
-/// (`ConnectHTTPHandler`) or the relay's own HTTP/2 streams.
+/// preflight's, a development token, a refusal. The relay writes it on the stream or HTTP/1.1
+/// connection the request came on (`WebRequestCollector.items(of:)`).
 struct WebAnswer: Sendable {
   var status: Int
   /// Header names lowercase; a `content-length` when there is one to say.
@@ -28,12 +28,5 @@ struct WebAnswer: Sendable {
       status: status,
       headers: [("content-type", "text/plain; charset=utf-8"), ("x-content-type-options", "nosniff")],
       body: Array((text + "\n").utf8))
-  }
-
-  /// Writes it.
-  func write(to writer: some WebResponseWriter) async throws {
-    try await writer.head(status: status, headers: headers)
-    if let body, !body.isEmpty { try await writer.body(body) }
-    try await writer.end()
   }
 }

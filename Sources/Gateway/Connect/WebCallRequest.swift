@@ -5,8 +5,8 @@ internal import IntentMeshCore
 
 /// What a Connect or gRPC-Web request asks for, checked in two steps: from its headers, the
 /// method, the gRPC metadata and the timeout; from its body, the one binary message it holds. A
-/// `ConnectFailure` says what is wrong. Both transports of the web side read requests so: the
-/// relay's HTTP/2 streams (`WebCallTranslation`) and HTTP/1.1 (`ConnectResponder`).
+/// `ConnectFailure` says what is wrong. The relay reads web calls so (`WebCallTranslation`), and
+/// `WebResponder` says so to a call whose headers fail.
 struct WebCallRequest {
   let kind: ConnectRequestKind
   let method: ProtoSchema.Method
@@ -42,8 +42,8 @@ struct WebCallRequest {
     }
     self.kind = kind
     self.method = method
-    metadata = try ConnectResponder.metadata(headers)
-    timeout = try ConnectResponder.timeout(headers: headers, kind: kind)
+    metadata = try Self.metadata(headers)
+    timeout = try Self.timeout(headers: headers, kind: kind)
   }
 
   /// The binary request message in `body` (as the request's content type frames it).
@@ -75,5 +75,50 @@ struct WebCallRequest {
     } catch {
       throw ConnectFailure(code: .invalidArgument, message: "\(method.inputType): \(error)")
     }
+  }
+
+  /// Headers that are the transport's or the protocol's, never forwarded as gRPC metadata.
+  static let unforwarded: Set<String> = [
+    "host", "connection", "keep-alive", "transfer-encoding", "te", "upgrade", "content-type", "content-length",
+    "content-encoding", "accept-encoding", "accept", "accept-language", "user-agent", "origin", "referer", "cookie",
+    "connect-protocol-version", "connect-timeout-ms", "connect-content-encoding", "connect-accept-encoding",
+    "grpc-timeout", "grpc-encoding", "grpc-accept-encoding", "x-grpc-web", "x-user-agent", "pragma",
+    "cache-control", "priority", "dnt",
+  ]
+
+  /// The request's own headers as gRPC metadata (`-bin` ones base64-decoded).
+  static func metadata(_ headers: [(String, String)]) throws(ConnectFailure) -> Metadata {
+    var metadata = Metadata()
+    for (name, value) in headers
+    where !unforwarded.contains(name) && !name.hasPrefix(":") && !name.hasPrefix("sec-") && !name.hasPrefix("grpc-") {
+      if name.hasSuffix("-bin") {
+        for piece in value.split(separator: ",") {
+          guard let decoded = ProtoJSONCodec.base64Decoded(piece.trimmingWhitespace()) else {
+            throw ConnectFailure(code: .invalidArgument, message: "\(name) is not base64")
+          }
+          metadata.addBinary(decoded, forKey: name)
+        }
+      } else {
+        metadata.addString(value, forKey: name)
+      }
+    }
+    return metadata
+  }
+
+  /// The call's timeout from request headers (names lowercase).
+  static func timeout(headers: [(String, String)], kind: ConnectRequestKind) throws(ConnectFailure) -> Duration? {
+    let header = { (name: String) in headers.first { $0.0 == name }?.1 }
+    if case .grpcWeb = kind {
+      guard let text = header("grpc-timeout") else { return nil }
+      guard let timeout = GRPCTimeout.parse(text) else {
+        throw ConnectFailure(code: .invalidArgument, message: "grpc-timeout \(text) is not a gRPC timeout")
+      }
+      return timeout
+    }
+    guard let text = header("connect-timeout-ms") else { return nil }
+    guard text.count <= 10, let milliseconds = Int64(text), milliseconds >= 0 else {
+      throw ConnectFailure(code: .invalidArgument, message: "connect-timeout-ms \(text) is not 1 to 10 digits")
+    }
+    return .milliseconds(milliseconds)
   }
 }

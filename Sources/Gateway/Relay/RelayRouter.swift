@@ -16,25 +16,21 @@ struct RelayRouter: Sendable {
   let maxRequestMessageBytes: Int
   /// TLS towards the domains (not towards the gateway's own server on loopback); nil: h2c.
   let upstreamTLS: NIOSSLContext?
-  /// The gateway's web side: the responder that answers HTTP/1.1 connections of the public port,
-  /// and on HTTP/2 the web streams that are no call (pages, preflights, refusals). nil: the
-  /// public port is gRPC only.
-  var web: (responder: ConnectResponder, requestTimeout: Duration)?
+  /// The gateway's web side: what answers web requests that are no call (pages, preflights,
+  /// refusals), and how long an HTTP/1.1 request may take to arrive whole. nil: the public port
+  /// is gRPC only.
+  var web: (responder: WebResponder, requestTimeout: Duration)?
 
   init(
     directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,
-    upstreamTLS: NIOSSLContext? = nil
+    upstreamTLS: NIOSSLContext? = nil, web: (responder: WebResponder, requestTimeout: Duration)? = nil
   ) {
+    self.web = web
     self.upstreamTLS = upstreamTLS
     self.directory = directory
     self.deadline = deadline
     self.gatewayServer = gatewayServer
     self.maxRequestMessageBytes = maxRequestMessageBytes
-  }
-
-  /// Answers what is not gRPC with `web` once it is up.
-  mutating func attachWebSide(_ web: WebServer) async throws {
-    self.web = try await web.side
   }
 
   /// The translation of a web stream opened with `headers` into a gRPC call the relay carries

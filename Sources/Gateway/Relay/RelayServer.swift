@@ -109,8 +109,8 @@ final class RelayServer: Service, Sendable {
                   try pipeline.addHandler(deadlines)
                   try pipeline.configureHTTPServerPipeline(position: .last, withPipeliningAssistance: true)
                   try pipeline.addHandler(
-                    ConnectHTTPHandler(
-                      responder: web.responder, requestTimeout: web.requestTimeout, deadline: deadlines))
+                    RelayHTTP1Connection(
+                      state: state, deadlines: deadlines, requestTimeout: web.requestTimeout, tls: tls != nil))
                 }))
           }
         }

@@ -17,7 +17,7 @@ internal import NIOHPACK
 /// its event loop.
 final class RelayedCall {
   private let state: RelayLoopState
-  private let client: RelayConnection
+  private let client: any RelayCallClient
   private let clientStream: RelayStream
   private var upstream: RelayConnection?
   private var upstreamStream: RelayStream?
@@ -51,14 +51,21 @@ final class RelayedCall {
   /// The client opened `stream` with `headers`: a call the gateway's server answers, or whose
   /// route comes only with the request's end, opens upstream at once; a pass-through call waits
   /// for its first message.
-  init(client: RelayConnection, stream: RelayStream, state: RelayLoopState, headers: HPACKHeaders, endStream: Bool) {
+  /// `overHTTP1`: the client's request came on an HTTP/1.1 connection, where only the web
+  /// protocols are spoken (a request that is none is answered as the web side answers it).
+  init(
+    client: any RelayCallClient, stream: RelayStream, state: RelayLoopState, headers: HPACKHeaders, endStream: Bool,
+    overHTTP1: Bool = false
+  ) {
     self.client = client
     self.clientStream = stream
     self.state = state
     path = headers.first(name: ":path") ?? ""
     passThrough = RelayRouter.passThrough[path]
-    let forWebSide = RelayRouter.isForWebSide(
-      method: headers.first(name: ":method"), contentType: headers.first(name: "content-type"))
+    let forWebSide =
+      overHTTP1
+      || RelayRouter.isForWebSide(
+        method: headers.first(name: ":method"), contentType: headers.first(name: "content-type"))
     // A Connect or gRPC-Web call the relay can carry goes on as gRPC; what else is not gRPC, to the web side.
     web = forWebSide ? state.router.webTranslation(for: headers) : nil
     webAnswer = forWebSide && web == nil && state.router.web != nil ? WebRequestCollector(headers: headers) : nil
@@ -126,6 +133,24 @@ final class RelayedCall {
     } else {
       connection.credit(stream, data.readableBytes)  // a stream this call has left
     }
+  }
+
+  /// The client sent `item` on a connection that is not HTTP/2 (an HTTP/1.1 request's head, body
+  /// or end).
+  func receivedFromClient(_ item: RelayStream.Outgoing) {
+    switch item {
+    case .headers(let headers, let end):
+      if web != nil || webAnswer != nil { return webRequest(item, bytes: 0) }
+      requestArrived(.headers(headers, endStream: end), bytes: 0)
+    case .data(let data, _):
+      if web != nil || webAnswer != nil { return webRequest(item, bytes: data.readableBytes) }
+      requestArrived(item, bytes: data.readableBytes)
+    }
+  }
+
+  /// The client's connection (not HTTP/2) is gone.
+  func clientWentAway() {
+    clientReset()
   }
 
   /// `bytes` of DATA left on `stream`: the side they came from may send as many again.

@@ -38,7 +38,6 @@ struct GatewayHarness {
     limits: RelayLimits = .defaults,
     cors: CORSPolicy = CORSPolicy(),
     maxMessageBytes: Int = 4 << 20,
-    webCalls: WebCallBudget = WebCallBudget(),
     _ body: (GatewayHarness) async throws -> T
   ) async throws -> T {
     var logger = Logger(label: "test.gateway")
@@ -90,23 +89,15 @@ struct GatewayHarness {
       try await Task.sleep(for: .milliseconds(50))
     }
     defer { directoryTask.cancel() }
-    // The web side (Connect, gRPC-Web) as the executable has it.
+    // The web side (Connect, gRPC-Web, pages) as the executable has it.
     let gatewayEndpoint = DomainEndpoint(host: "127.0.0.1", port: gateway.port)
-    let web = WebServer(
-      directory: directory, reflection: reflection, cors: cors, maxMessageBytes: maxMessageBytes,
-      deadline: router.deadline, requestTimeout: limits.handshakeTimeout, verifier: try await TestIdentity.verifier(),
-      webCalls: webCalls, logger: logger
-    ) { gatewayEndpoint }
-    let webTask = Task { try await web.run() }
-    defer { webTask.cancel() }
+    let web = WebResponder(schema: { reflection.schema() }, cors: cors)
     let relay = RelayServer(
       host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), limits: limits, logger: logger
     ) {
-      var relayRouter = RelayRouter(
+      RelayRouter(
         directory: directory, deadline: router.deadline, gatewayServer: gatewayEndpoint,
-        maxRequestMessageBytes: maxMessageBytes)
-      try await relayRouter.attachWebSide(web)
-      return relayRouter
+        maxRequestMessageBytes: maxMessageBytes, web: (web, limits.handshakeTimeout))
     }
     let relayTask = Task { try await relay.run() }
     defer { relayTask.cancel() }

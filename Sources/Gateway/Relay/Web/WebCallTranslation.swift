@@ -101,7 +101,7 @@ struct WebCallTranslation {
     self.maxMessageBytes = maxMessageBytes
     // An envelope's five bytes; a text body is base64, a third longer than the bytes it carries.
     self.maxBodyBytes = kind.isText ? (maxMessageBytes + 5 + 2) / 3 * 4 : maxMessageBytes + 5
-    let timeout = ConnectUpstream.timeout(
+    let timeout = WebDeadline.timeout(
       asked: request.timeout, streaming: request.method.serverStreaming, deadline: deadline)
     grpcHeaders = Self.grpcHeaders(of: headers, path: path, metadata: request.metadata, timeout: timeout)
     // The caller's own deadline, and a stream's longest life, are the relay's to keep; a unary
@@ -114,7 +114,7 @@ struct WebCallTranslation {
 
   /// What set the deadline, for the message a call past it ends with.
   var deadlineSource: String {
-    guard request.timeout != nil else { return "a web stream lasts at most \(ConnectUpstream.maximumStreamDuration)" }
+    guard request.timeout != nil else { return "a web stream lasts at most \(WebDeadline.maximumStreamDuration)" }
     if case .grpcWeb = kind { return "grpc-timeout" }
     return "connect-timeout-ms"
   }

@@ -19,11 +19,3 @@ struct WebRequest: Sendable {
   /// The first value of header `name` (lowercase).
   func header(_ name: String) -> String? { headers.first { $0.0 == name }?.1 }
 }
-
-/// Where a `WebRequest`'s answer goes: a head, body parts as they come, an end. Each returns once
-/// the transport has taken the bytes (so a slow reader slows the stream down).
-protocol WebResponseWriter: Sendable {
-  func head(status: Int, headers: [(String, String)]) async throws
-  func body(_ bytes: [UInt8]) async throws
-  func end() async throws
-}
