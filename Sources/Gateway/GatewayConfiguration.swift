@@ -5,57 +5,57 @@ internal import SwiftProtobuf
 #else
   internal import Foundation
 #endif
-package import Logging
-package import ServiceKit
+internal import Logging
+internal import ServiceKit
 
 /// How the gateway runs: where it listens, which domains it routes to, its deadlines.
 package struct GatewayConfiguration: Sendable {
-  package var host: String
-  package var port: Int
+  var host: String
+  var port: Int
   /// The port Prometheus metrics are served on over HTTP; 0 picks a free one, nil serves none.
-  package var metricsPort: Int?
+  var metricsPort: Int?
   /// How pass-through calls reach their domain.
-  package var forwarding: Forwarding
+  var forwarding: Forwarding
   /// The domains named on the command line or in INTENTMESH_DOMAINS (names are resolved to every
   /// address, each a replica).
-  package var domains: [DomainEndpoint]
+  var domains: [DomainEndpoint]
   /// The config file whose domains are added to `domains`, read again on SIGHUP and when it changes.
-  package var configFile: String?
+  var configFile: String?
   /// How often names are resolved again and the config file checked for changes.
-  package var resolveInterval: Duration
+  var resolveInterval: Duration
   /// A hosts-format file names are looked up in before the system resolver; nil: the system's only.
-  package var hostsFile: String?
+  var hostsFile: String?
   /// The OpenTelemetry collector traces are sent to; nil: no spans are made.
-  package var otlpEndpoint: String?
+  var otlpEndpoint: String?
   /// How often every domain is described again (also on each health change).
-  package var refreshInterval: Duration
+  var refreshInterval: Duration
   /// The deadline of a domain call when the caller sets none.
-  package var defaultTimeout: Duration
+  var defaultTimeout: Duration
   /// The longest deadline a domain call gets, whatever the caller asks.
-  package var maximumTimeout: Duration
-  package var logLevel: Logger.Level
-  package var maxRequestMessageBytes: Int
+  var maximumTimeout: Duration
+  var logLevel: Logger.Level
+  var maxRequestMessageBytes: Int
   /// Event-loop threads serving connections; nil: one per CPU core.
-  package var eventLoops: Int?
+  var eventLoops: Int?
   /// Where the gateway's own gRPC server runs its calls: Swift's shared threads by default, since
   /// the web side reaches it over one loopback connection, whose calls would share one loop.
-  package var callExecutor: CallExecutor
+  var callExecutor: CallExecutor
   /// What any one client of the public port may make the relay hold or do.
-  package var relayLimits: RelayLimits
+  var relayLimits: RelayLimits
   /// How bearer tokens are checked on the gateway's own RPCs (the relay forwards them to the domain).
-  package var authentication: AuthenticationConfiguration
+  var authentication: AuthenticationConfiguration
   /// TLS on the public port (the relay's, or the gRPC server's without the relay); nil: h2c.
-  package var tls: ServerTLS?
+  var tls: ServerTLS?
   /// TLS towards the domains (mutual when it has a client certificate); nil: h2c.
-  package var upstreamTLS: ClientTLS?
+  var upstreamTLS: ClientTLS?
   /// Web origins whose pages may call the Connect and gRPC-Web API.
-  package var cors: CORSPolicy
+  var cors: CORSPolicy
   /// A folder whose files the web app is served from instead of the embedded ones.
-  package var webRoot: String?
+  var webRoot: String?
   /// The local identity folder whose key signs development tokens (`POST /dev/token`); loopback only.
-  package var devTokensFrom: String?
+  var devTokensFrom: String?
 
-  package init(
+  init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
     domains: [DomainEndpoint], configFile: String? = nil, resolveInterval: Duration = .seconds(5),
     hostsFile: String? = nil, otlpEndpoint: String? = nil,
@@ -92,7 +92,7 @@ package struct GatewayConfiguration: Sendable {
   }
 
   /// How pass-through calls reach their domain.
-  package enum Forwarding: String, Sendable {
+  enum Forwarding: String, Sendable {
     /// As HTTP/2 streams, relayed frame by frame (`RelayServer`); the gateway's gRPC server answers
     /// its own RPCs behind the relay, on loopback.
     case relay
@@ -101,17 +101,17 @@ package struct GatewayConfiguration: Sendable {
   }
 
   /// The file form of the domain list: `{"domains": ["127.0.0.1:50061", …]}`.
-  package struct File: Decodable {
-    package var domains: [String]
+  struct File: Decodable {
+    var domains: [String]
   }
 
   /// Reads the domains of a config file.
-  package static func domains(fromFile path: String) throws -> [DomainEndpoint] {
+  static func domains(fromFile path: String) throws -> [DomainEndpoint] {
     try domains(fromJSON: Array(Data(contentsOf: URL(fileURLWithPath: path))), path: path)
   }
 
   /// The domains of a config file's content.
-  package static func domains(fromJSON content: [UInt8], path: String) throws -> [DomainEndpoint] {
+  static func domains(fromJSON content: [UInt8], path: String) throws -> [DomainEndpoint] {
     let file: File
     do {
       file = try JSONDecoder().decode(File.self, from: Data(content))
@@ -127,10 +127,10 @@ package struct GatewayConfiguration: Sendable {
   }
 
   /// The domain list this configuration names.
-  package var domainList: DomainList { DomainList(fixed: domains, file: configFile) }
+  var domainList: DomainList { DomainList(fixed: domains, file: configFile) }
 
   /// The resolver for the names in the domain list.
-  package var resolver: any AddressResolver {
+  var resolver: any AddressResolver {
     hostsFile.map { HostsFileResolver(path: $0) } ?? SystemAddressResolver()
   }
 }

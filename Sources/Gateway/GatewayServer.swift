@@ -11,7 +11,7 @@ internal import ServiceKit
 /// The gateway executable, assembled: the directory of domains, the pass-through and gateway
 /// services, health and request ids on one HTTP/2 port, graceful shutdown on SIGTERM / SIGINT.
 package struct GatewayServer: Sendable {
-  package let configuration: GatewayConfiguration
+  let configuration: GatewayConfiguration
 
   package init(configuration: GatewayConfiguration) {
     self.configuration = configuration

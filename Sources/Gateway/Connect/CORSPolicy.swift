@@ -4,11 +4,11 @@ internal import IntentMeshCore
 /// Which web origins may call the gateway from a page served elsewhere (the gateway's own page is
 /// same-origin and needs none), and the CORS headers that say so. An origin not configured gets
 /// no CORS headers: the browser then keeps the answer from the page.
-package struct CORSPolicy: Sendable, Equatable {
+struct CORSPolicy: Sendable, Equatable {
   /// Exact origins (`https://app.example.com`), or `*` for any.
   let origins: Set<String>
 
-  package init(origins: [String] = []) {
+  init(origins: [String] = []) {
     self.origins = Set(origins.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
   }
 

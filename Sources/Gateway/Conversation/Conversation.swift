@@ -5,21 +5,21 @@ internal import GRPCCore
 #else
   internal import Foundation
 #endif
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// One turn of the conversation Siri has between the user and an app: resolve every parameter,
 /// stop at the first one that needs the user, confirm, ask the user when the intent needs it, handle.
 /// Stateless: the intent the client sends back carries everything.
-package struct Conversation: Sendable {
-  package let call: DomainCall
-  package let layouts: LayoutBuilder
+struct Conversation: Sendable {
+  let call: DomainCall
+  let layouts: LayoutBuilder
 
-  package init(call: DomainCall, layouts: LayoutBuilder) {
+  init(call: DomainCall, layouts: LayoutBuilder) {
     self.call = call
     self.layouts = layouts
   }
 
-  package func turn(_ request: Intentmesh_Gateway_V1_InteractRequest) async throws
+  func turn(_ request: Intentmesh_Gateway_V1_InteractRequest) async throws
     -> Intentmesh_Gateway_V1_InteractResponse
   {
     var intent = request.intent

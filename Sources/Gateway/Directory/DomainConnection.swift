@@ -1,20 +1,20 @@
 internal import SwiftProtobuf
-package import GRPCCore
-package import GRPCNIOTransportHTTP2
+internal import GRPCCore
+internal import GRPCNIOTransportHTTP2
 internal import IntentMeshProtos
-package import ServiceKit
+internal import ServiceKit
 
 /// A gateway's client of one domain replica: one HTTP/2 connection that reconnects with backoff,
 /// and the generated clients over it. Retired when the replica leaves the domain list: calls in
 /// flight finish, no new one is made.
-package final class DomainConnection: Sendable {
-  package let endpoint: DomainEndpoint
-  package let client: GRPCClient<HTTP2ClientTransport.Posix>
+final class DomainConnection: Sendable {
+  let endpoint: DomainEndpoint
+  let client: GRPCClient<HTTP2ClientTransport.Posix>
   let extensionClient: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix>
   let healthClient: Grpc_Health_V1_Health.Client<HTTP2ClientTransport.Posix>
   private let retirement = AsyncStream.makeStream(of: Never.self)
 
-  package init(endpoint: DomainEndpoint, tls: ClientTLS? = nil) throws {
+  init(endpoint: DomainEndpoint, tls: ClientTLS? = nil) throws {
     self.endpoint = endpoint
     var config = HTTP2ClientTransport.Posix.Config.defaults
     config.backoff.initial = .milliseconds(100)
@@ -40,7 +40,7 @@ package final class DomainConnection: Sendable {
   }
 
   /// Maintains the connection until `shutdown()`.
-  package func run() async throws {
+  func run() async throws {
     try await client.runConnections()
   }
 

@@ -2,19 +2,19 @@ internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 internal import IntentMeshProtos
 internal import ServiceKit
-package import SwiftProtobuf
+internal import SwiftProtobuf
 
 /// The protobuf files a domain serves over reflection for what its manifest declares — its payload
 /// and response types and its app services, with what they import — so that the gateway's own
 /// reflection describes a domain's types (grpcurl through the gateway) without being built with
 /// them: a new intent or a new domain, in any language, is visible as soon as it is described.
-package struct DomainDescriptors: Sendable, Equatable {
+struct DomainDescriptors: Sendable, Equatable {
   /// Every file received, each once.
-  package var files: [Google_Protobuf_FileDescriptorProto] = []
+  var files: [Google_Protobuf_FileDescriptorProto] = []
   /// The files that define the declared symbols: the domain's own, which win over an older copy.
-  package var own: Set<String> = []
+  var own: Set<String> = []
 
-  package init(files: [Google_Protobuf_FileDescriptorProto] = [], own: Set<String> = []) {
+  init(files: [Google_Protobuf_FileDescriptorProto] = [], own: Set<String> = []) {
     self.files = files
     self.own = own
   }

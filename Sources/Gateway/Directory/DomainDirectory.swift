@@ -1,9 +1,9 @@
 internal import SwiftProtobuf
 internal import GRPCCore
-package import IntentMeshProtos
-package import Logging
+internal import IntentMeshProtos
+internal import Logging
 internal import Synchronization
-package import ServiceKit
+internal import ServiceKit
 
 /// The domains the gateway knows: it calls Describe on each at start, periodically and whenever a
 /// domain's health changes, and rebuilds the routing table from their manifests. A domain that adds
@@ -11,13 +11,13 @@ package import ServiceKit
 /// while it runs (`setEndpoints`, from `DomainDiscovery`): a new one is connected and described, one
 /// that leaves is taken out of the routing table at once and its connection closed once the calls
 /// in flight on it have finished.
-package final class DomainDirectory: Sendable {
-  package struct DomainStatus: Sendable {
-    package var manifest: Intentmesh_V1_ExtensionManifest?
-    package var health: String = "UNKNOWN"
-    package var lastError: String = ""
+final class DomainDirectory: Sendable {
+  struct DomainStatus: Sendable {
+    var manifest: Intentmesh_V1_ExtensionManifest?
+    var health: String = "UNKNOWN"
+    var lastError: String = ""
     /// The files its reflection serves for what the manifest declares (kept while it is down).
-    package var descriptors = DomainDescriptors()
+    var descriptors = DomainDescriptors()
     /// The manifest they were last asked for: asked again when it changes or the domain comes back.
     var descriptorsAskedFor: Intentmesh_V1_ExtensionManifest?
   }
@@ -41,7 +41,7 @@ package final class DomainDirectory: Sendable {
   private let additions = AsyncStream.makeStream(of: DomainConnection.self)
   let connectionLost = Mutex<(@Sendable (DomainEndpoint) -> Void)?>(nil)
 
-  package init(endpoints: [DomainEndpoint], refreshInterval: Duration, tls: ClientTLS? = nil, logger: Logger) throws {
+  init(endpoints: [DomainEndpoint], refreshInterval: Duration, tls: ClientTLS? = nil, logger: Logger) throws {
     let connections = try Self.unique(endpoints).map { try DomainConnection(endpoint: $0, tls: tls) }
     self.refreshInterval = refreshInterval
     self.tls = tls
@@ -54,10 +54,10 @@ package final class DomainDirectory: Sendable {
   }
 
   /// The replicas in the domain list, in its order.
-  package var connections: [DomainConnection] { state.withLock { $0.connections } }
+  var connections: [DomainConnection] { state.withLock { $0.connections } }
 
   /// The current routing table.
-  package var table: RoutingTable { state.withLock { $0.table } }
+  var table: RoutingTable { state.withLock { $0.table } }
 
   /// Called when a replica's connection fails (its health watch ends): discovery resolves again.
   func onConnectionLost(_ action: @escaping @Sendable (DomainEndpoint) -> Void) {
@@ -103,7 +103,7 @@ package final class DomainDirectory: Sendable {
   }
 
   /// Every domain's last known status.
-  package var statuses: [(DomainEndpoint, DomainStatus)] {
+  var statuses: [(DomainEndpoint, DomainStatus)] {
     state.withLock { state in
       state.connections.map { ($0.endpoint, state.statuses[$0.endpoint] ?? DomainStatus()) }
     }
@@ -111,7 +111,7 @@ package final class DomainDirectory: Sendable {
 
   /// What every domain's reflection serves for its manifest, and a count that grows when any of it
   /// changes (so a reader rebuilds only then).
-  package var descriptors: (changes: Int, domains: [DomainDescriptors]) {
+  var descriptors: (changes: Int, domains: [DomainDescriptors]) {
     state.withLock { state in
       (state.descriptorChanges, state.connections.compactMap { state.statuses[$0.endpoint]?.descriptors })
     }
@@ -119,26 +119,26 @@ package final class DomainDirectory: Sendable {
 
   /// One of an app's replicas for the next call: a SERVING one at random, so calls spread over
   /// them and skip one that is down; any one when none is SERVING (the call then says why).
-  package func choose(among replicas: [DomainEndpoint]) -> DomainEndpoint {
+  func choose(among replicas: [DomainEndpoint]) -> DomainEndpoint {
     guard replicas.count > 1 else { return replicas[0] }
     let serving = state.withLock { state in replicas.filter { state.statuses[$0]?.health == "SERVING" } }
     return (serving.isEmpty ? replicas : serving).randomElement() ?? replicas[0]
   }
 
   /// The last health the domain at `endpoint` reported ("SERVING", "NOT_SERVING", "UNKNOWN", …).
-  package func health(of endpoint: DomainEndpoint) -> String {
+  func health(of endpoint: DomainEndpoint) -> String {
     state.withLock { $0.statuses[endpoint]?.health ?? "UNKNOWN" }
   }
 
   /// The connection to `endpoint`, also while it drains (a call that chose it just before it left).
-  package func connection(for endpoint: DomainEndpoint) -> DomainConnection? {
+  func connection(for endpoint: DomainEndpoint) -> DomainConnection? {
     state.withLock { state in
       state.connections.first { $0.endpoint == endpoint } ?? state.draining.last { $0.endpoint == endpoint }
     }
   }
 
   /// Keeps connections, health watches and periodic refreshes going until cancelled.
-  package func run() async {
+  func run() async {
     await withTaskCancellationHandler {
       await withDiscardingTaskGroup { group in
         group.addTask {
@@ -184,7 +184,7 @@ package final class DomainDirectory: Sendable {
 
   /// Calls Describe on one domain and rebuilds the table. A domain that cannot be reached keeps its
   /// last manifest, so its intents fail UNAVAILABLE rather than NOT_FOUND.
-  package func refresh(_ connection: DomainConnection) async {
+  func refresh(_ connection: DomainConnection) async {
     do {
       var options = CallOptions.defaults
       options.timeout = .seconds(3)

@@ -13,24 +13,24 @@ internal import NIOPosix
 
 /// Finds the addresses a domain's configured name stands for (every replica behind a Kubernetes
 /// headless Service, say).
-package protocol AddressResolver: Sendable {
+protocol AddressResolver: Sendable {
   /// Every IPv4 and IPv6 address of `name`, as literals, in the resolver's order, without repeats.
   func addresses(of name: String) async throws -> [String]
 }
 
 /// Why a name has no addresses.
-package struct AddressLookupError: Error, CustomStringConvertible {
-  package var name: String
-  package var reason: String
-  package var description: String { "\(name) does not resolve: \(reason)" }
+struct AddressLookupError: Error, CustomStringConvertible {
+  var name: String
+  var reason: String
+  var description: String { "\(name) does not resolve: \(reason)" }
 }
 
 /// The system's resolver (`getaddrinfo`: /etc/hosts, then DNS as /etc/resolv.conf says, A and
 /// AAAA), called on NIO's blocking-work thread pool.
-package struct SystemAddressResolver: AddressResolver {
-  package init() {}
+struct SystemAddressResolver: AddressResolver {
+  init() {}
 
-  package func addresses(of name: String) async throws -> [String] {
+  func addresses(of name: String) async throws -> [String] {
     try await NIOThreadPool.singleton.runIfActive { try Self.lookUp(name) }
   }
 
@@ -74,16 +74,16 @@ package struct SystemAddressResolver: AddressResolver {
 /// Names from a hosts-format file (`address name [name …]` per line, `#` comments), read again at
 /// every lookup; a name the file does not list is asked of `fallback`. For setups without DNS, and
 /// for tests that move replicas while load runs.
-package struct HostsFileResolver: AddressResolver {
-  package var path: String
-  package var fallback: any AddressResolver
+struct HostsFileResolver: AddressResolver {
+  var path: String
+  var fallback: any AddressResolver
 
-  package init(path: String, fallback: any AddressResolver = SystemAddressResolver()) {
+  init(path: String, fallback: any AddressResolver = SystemAddressResolver()) {
     self.path = path
     self.fallback = fallback
   }
 
-  package func addresses(of name: String) async throws -> [String] {
+  func addresses(of name: String) async throws -> [String] {
     let text: String
     do {
       text = try String(contentsOfFile: path, encoding: .utf8)

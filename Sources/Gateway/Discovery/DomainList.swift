@@ -8,19 +8,19 @@ internal import Synchronization
 /// The gateway's domain list: the entries given on the command line (or INTENTMESH_DOMAINS), which
 /// never change, and those of its config file (`{"domains": ["host:port", …]}`), read again on
 /// SIGHUP and when the file's content changes.
-package final class DomainList: Sendable {
+final class DomainList: Sendable {
   let fixed: [DomainEndpoint]
-  package let file: String?
+  let file: String?
   /// The file's content when it was last read.
   private let lastRead = Mutex<[UInt8]?>(nil)
 
-  package init(fixed: [DomainEndpoint], file: String?) {
+  init(fixed: [DomainEndpoint], file: String?) {
     self.fixed = fixed
     self.file = file
   }
 
   /// The entries as they are now: the fixed ones, then the file's.
-  package func entries() throws -> [DomainEndpoint] {
+  func entries() throws -> [DomainEndpoint] {
     guard let file else { return fixed }
     let content = try Self.read(file)
     // Remembered even when it is not valid: it is reported once, not at every check.

@@ -1,18 +1,18 @@
 internal import SwiftProtobuf
-package import GRPCCore
+internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// Calls to the domain that owns a route, with the caller's deadline and metadata carried along,
 /// and a domain that cannot be reached reported as UNAVAILABLE naming the app.
-package struct DomainCall: Sendable {
-  package let route: RoutingTable.Route
-  package let connection: DomainConnection
-  package let metadata: Metadata
+struct DomainCall: Sendable {
+  let route: RoutingTable.Route
+  let connection: DomainConnection
+  let metadata: Metadata
   /// When the caller's time is up; every call made for this request shares it.
-  package let deadline: ContinuousClock.Instant
+  let deadline: ContinuousClock.Instant
 
-  package init(route: RoutingTable.Route, connection: DomainConnection, metadata: Metadata, timeout: Duration) {
+  init(route: RoutingTable.Route, connection: DomainConnection, metadata: Metadata, timeout: Duration) {
     self.route = route
     self.connection = connection
     self.metadata = metadata
@@ -29,32 +29,32 @@ package struct DomainCall: Sendable {
 
   private var client: Intentmesh_V1_IntentsExtension.Client<HTTP2ClientTransport.Posix> { connection.extensionClient }
 
-  package func resolve(_ request: Intentmesh_V1_ResolveRequest) async throws -> Intentmesh_V1_ResolveResponse {
+  func resolve(_ request: Intentmesh_V1_ResolveRequest) async throws -> Intentmesh_V1_ResolveResponse {
     try await mapped { try await client.resolve(request, metadata: metadata, options: options) }
   }
 
-  package func confirm(_ request: Intentmesh_V1_ConfirmRequest) async throws -> Intentmesh_V1_ConfirmResponse {
+  func confirm(_ request: Intentmesh_V1_ConfirmRequest) async throws -> Intentmesh_V1_ConfirmResponse {
     try await mapped { try await client.confirm(request, metadata: metadata, options: options) }
   }
 
-  package func handle(_ request: Intentmesh_V1_HandleRequest) async throws -> Intentmesh_V1_HandleResponse {
+  func handle(_ request: Intentmesh_V1_HandleRequest) async throws -> Intentmesh_V1_HandleResponse {
     try await mapped { try await client.handle(request, metadata: metadata, options: options) }
   }
 
-  package func configureView(_ request: Intentmesh_V1_ConfigureViewRequest) async throws
+  func configureView(_ request: Intentmesh_V1_ConfigureViewRequest) async throws
     -> Intentmesh_V1_ConfigureViewResponse
   {
     try await mapped { try await client.configureView(request, metadata: metadata, options: options) }
   }
 
-  package func setUserVocabulary(
+  func setUserVocabulary(
     _ request: Intentmesh_V1_SetUserVocabularyRequest
   ) async throws -> Intentmesh_V1_SetUserVocabularyResponse {
     try await mapped { try await client.setUserVocabulary(request, metadata: metadata, options: options) }
   }
 
   /// Streams live updates into `write` until the domain ends the stream.
-  package func startSendingUpdates(
+  func startSendingUpdates(
     _ request: Intentmesh_V1_StartSendingUpdatesRequest,
     into write: @escaping @Sendable (Intentmesh_V1_LiveUpdate) async throws -> Void
   ) async throws {

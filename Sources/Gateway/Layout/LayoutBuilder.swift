@@ -1,5 +1,5 @@
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 
 /// Runs SiriKit's view sequence against the owning domain and folds the answers into one ordered
 /// layout: configureView with the empty set first, then each parameter in the domain's declared
@@ -7,15 +7,15 @@ package import IntentMeshProtos
 ///
 /// Every answer depends only on its own inputs (each call goes to a fresh view controller), so the
 /// calls are issued concurrently and folded in order afterwards: the result is the sequential one.
-package struct LayoutBuilder: Sendable {
+struct LayoutBuilder: Sendable {
   /// Whether to issue the calls concurrently (the default) or one by one, skipping claimed ones.
   var concurrent: Bool
 
-  package init(concurrent: Bool = true) {
+  init(concurrent: Bool = true) {
     self.concurrent = concurrent
   }
 
-  package func layout(
+  func layout(
     of interaction: Intentmesh_V1_Interaction,
     context: Intentmesh_V1_RequestContext,
     display: Intentmesh_Gateway_V1_Display,

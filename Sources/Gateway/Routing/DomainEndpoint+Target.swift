@@ -1,5 +1,5 @@
 internal import NIOCore
-package import GRPCNIOTransportHTTP2
+internal import GRPCNIOTransportHTTP2
 internal import GRPCCore
 
 extension String {
@@ -13,7 +13,7 @@ extension DomainEndpoint {
   /// How grpc-swift dials the endpoint: an IP literal as an address (so TLS checks the certificate's
   /// IP addresses and sends no SNI, where an IP is not allowed), a name through DNS (sent as SNI),
   /// and an address resolved from a configured name as that address with the name as authority.
-  package var target: any ResolvableTarget {
+  var target: any ResolvableTarget {
     let address: GRPCNIOTransportCore.SocketAddress? =
       switch try? NIOCore.SocketAddress(ipAddress: host, port: port) {
       case .v4?: .ipv4(host: host, port: port)
@@ -39,9 +39,9 @@ extension DomainEndpoint {
 
 /// One address the gateway found by resolving a configured name: grpc-swift dials the address and
 /// uses the name as the authority (the `:authority` header and the TLS server name).
-package struct ResolvedAddressTarget: ResolvableTarget, Sendable {
-  package var address: GRPCNIOTransportCore.SocketAddress
-  package var authority: String
+struct ResolvedAddressTarget: ResolvableTarget, Sendable {
+  var address: GRPCNIOTransportCore.SocketAddress
+  var authority: String
 
   /// Makes its constant resolver.
   struct Factory: NameResolverFactory, Sendable {

@@ -6,13 +6,13 @@ internal import IntentMeshCore
 /// Where a domain service listens: an address (or a name) and a port, and, for an address found by
 /// resolving a configured name, that name (sent as TLS SNI, checked against the domain's
 /// certificate and sent as the calls' `:authority`).
-package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
-  package var host: String
-  package var port: Int
+struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
+  var host: String
+  var port: Int
   /// The configured name `host` was resolved from; nil when the host was configured as it is.
-  package var serverName: String?
+  var serverName: String?
 
-  package init(host: String, port: Int, serverName: String? = nil) {
+  init(host: String, port: Int, serverName: String? = nil) {
     self.host = host
     self.port = port
     self.serverName = serverName
@@ -20,7 +20,7 @@ package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
 
   /// Parses "host:port", "[IPv6]:port" or a bare IPv6 address with a port ("::1:50061" is read as
   /// the last colon's port); nil when malformed.
-  package init?(_ text: String) {
+  init?(_ text: String) {
     let trimmed = text.trimmingWhitespace()
     guard let colon = trimmed.lastIndex(of: ":"), let port = Int(trimmed[trimmed.index(after: colon)...]),
       (1...65535).contains(port), colon > trimmed.startIndex
@@ -40,7 +40,7 @@ package struct DomainEndpoint: Sendable, Hashable, CustomStringConvertible {
 
   /// "host:port" ("[::1]:50061" for IPv6); an address found by resolving a name adds the name:
   /// "10.0.3.7:50062 (payments.intentmesh.svc)".
-  package var description: String {
+  var description: String {
     let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     guard let serverName else { return address }
     return "\(address) (\(serverName))"

@@ -1,24 +1,24 @@
 internal import SwiftProtobuf
-package import IntentMeshProtos
+internal import IntentMeshProtos
 internal import ServiceKit
 internal import IntentMeshCore
 
 /// Intent class (and app name) → the domain that handles it, built from the domains' manifests.
-package struct RoutingTable: Sendable {
+struct RoutingTable: Sendable {
   /// One intent class served by one app, on one or more replicas of its domain service.
-  package struct Route: Sendable {
+  struct Route: Sendable {
     /// Where the app's domain service runs: replicas share one store, any of them can answer.
     var replicas: [DomainEndpoint]
-    package var appName: String
-    package var alternativeAppNames: [String]
-    package var declaration: Intentmesh_V1_IntentDeclaration
+    var appName: String
+    var alternativeAppNames: [String]
+    var declaration: Intentmesh_V1_IntentDeclaration
 
-    package var intentClass: String { declaration.intentClass }
+    var intentClass: String { declaration.intentClass }
 
     /// The first replica: where a route with a single endpoint goes.
-    package var endpoint: DomainEndpoint { replicas[0] }
+    var endpoint: DomainEndpoint { replicas[0] }
 
-    package init(
+    init(
       endpoint: DomainEndpoint, appName: String, alternativeAppNames: [String],
       declaration: Intentmesh_V1_IntentDeclaration
     ) {
@@ -34,17 +34,17 @@ package struct RoutingTable: Sendable {
     }
 
     /// Whether the intent may not run on a locked device (declared, or a payments intent).
-    package var restrictedWhileLocked: Bool {
+    var restrictedWhileLocked: Bool {
       SiriPolicy.restrictedWhileLocked(intentClass, declaredRestricted: declaration.restrictedWhileLocked)
     }
   }
 
-  package let routes: [String: [Route]]
+  let routes: [String: [Route]]
   /// A domain's app-side gRPC service (e.g. "intentmesh.payments.v1.UnicornPayApp") → the
   /// replicas serving it, from the manifests' `app_services`.
-  package let appServices: [String: [DomainEndpoint]]
+  let appServices: [String: [DomainEndpoint]]
 
-  package init(manifests: [(DomainEndpoint, Intentmesh_V1_ExtensionManifest)]) {
+  init(manifests: [(DomainEndpoint, Intentmesh_V1_ExtensionManifest)]) {
     var routes: [String: [Route]] = [:]
     var appServices: [String: [DomainEndpoint]] = [:]
     for (endpoint, manifest) in manifests {
@@ -86,7 +86,7 @@ package struct RoutingTable: Sendable {
   }
 
   /// The route of `intentClass`, narrowed to the app the user named (if any).
-  package func route(intentClass: String, appName: String) throws -> Route {
+  func route(intentClass: String, appName: String) throws -> Route {
     guard let candidates = routes[intentClass], !candidates.isEmpty else {
       throw GatewayError.noRoute(intentClass: intentClass)
     }
@@ -102,7 +102,7 @@ package struct RoutingTable: Sendable {
 
   /// The route for `intent` from a client in `context`, refusing locked-device intents before any
   /// domain is called.
-  package func route(for intent: Intentmesh_V1_Intent, context: Intentmesh_V1_RequestContext) throws -> Route {
+  func route(for intent: Intentmesh_V1_Intent, context: Intentmesh_V1_RequestContext) throws -> Route {
     let route = try route(intentClass: intent.intentClass, appName: intent.appName)
     if context.deviceLocked, route.restrictedWhileLocked {
       throw GatewayError.restrictedWhileLocked(intentClass: intent.intentClass)

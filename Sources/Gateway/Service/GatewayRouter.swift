@@ -1,27 +1,27 @@
-package import GRPCCore
-package import IntentMeshProtos
+internal import GRPCCore
+internal import IntentMeshProtos
 internal import ServiceKit
 
 /// Turns a request into a call to the owning domain: route by class and app name, refuse locked
 /// intents, carry the deadline and metadata.
-package struct GatewayRouter: Sendable {
-  package let directory: DomainDirectory
-  package let deadline: CallDeadline
+struct GatewayRouter: Sendable {
+  let directory: DomainDirectory
+  let deadline: CallDeadline
 
-  package init(directory: DomainDirectory, deadline: CallDeadline) {
+  init(directory: DomainDirectory, deadline: CallDeadline) {
     self.directory = directory
     self.deadline = deadline
   }
 
   /// The call for `intent`, made `elapsed` after the request arrived with `metadata`.
-  package func call(
+  func call(
     for intent: Intentmesh_V1_Intent, context: Intentmesh_V1_RequestContext, metadata: Metadata, elapsed: Duration
   ) throws -> DomainCall {
     let route = try directory.table.route(for: intent, context: context)
     return try call(route: route, metadata: metadata, elapsed: elapsed)
   }
 
-  package func call(route: RoutingTable.Route, metadata: Metadata, elapsed: Duration) throws -> DomainCall {
+  func call(route: RoutingTable.Route, metadata: Metadata, elapsed: Duration) throws -> DomainCall {
     let endpoint = directory.choose(among: route.replicas)
     guard let connection = directory.connection(for: endpoint) else {
       throw GatewayError.domainUnavailable(

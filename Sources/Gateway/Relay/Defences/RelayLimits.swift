@@ -1,11 +1,11 @@
 /// What any one peer of the gateway's public port may make the relay hold or do, and for how long.
 /// Every limit has a default a user can change (`GatewayOptions`: a flag and an environment
 /// variable each). The defaults follow swift-nio-http2's own (the domains' transport) and nginx's.
-package struct RelayLimits: Sendable, Equatable {
+struct RelayLimits: Sendable, Equatable {
   /// Connections the relay serves at once, all loops together; one more is closed as it is accepted.
   var maxConnections = 4096
   /// Streams a client may have open at once on one connection (SETTINGS_MAX_CONCURRENT_STREAMS).
-  package var maxConcurrentStreams = 1000
+  var maxConcurrentStreams = 1000
   /// The largest header list a client may send, counted as RFC 9113 §6.5.2 counts it
   /// (SETTINGS_MAX_HEADER_LIST_SIZE); larger: the call ends RESOURCE_EXHAUSTED. A header block
   /// larger than four times this ends the connection.
@@ -31,7 +31,7 @@ package struct RelayLimits: Sendable, Equatable {
   /// How long a new connection may take to send the HTTP/2 preface and SETTINGS.
   var handshakeTimeout: Duration = .seconds(10)
   /// How long a connection may stay without an open stream before GOAWAY closes it.
-  package var idleTimeout: Duration = .seconds(300)
+  var idleTimeout: Duration = .seconds(300)
   /// How long a peer may leave the relay's output unread (the socket not writable) before the
   /// connection is closed.
   var stalledWriteTimeout: Duration = .seconds(30)
@@ -42,8 +42,8 @@ package struct RelayLimits: Sendable, Equatable {
   /// past it new bytes end their call RESOURCE_EXHAUSTED.
   var maxRoutingBytes = 64 << 20
 
-  package init() {}
+  init() {}
 
   /// The relay's defaults.
-  package static let defaults = RelayLimits()
+  static let defaults = RelayLimits()
 }
