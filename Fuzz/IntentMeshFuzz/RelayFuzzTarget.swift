@@ -1,12 +1,14 @@
 import Logging
 import NIOCore
 import NIOEmbedded
+import ProtoJSON
+import ServiceKit
 
 @testable import Gateway
 
-/// The relay's HTTP/2 connections on embedded channels: a client's connection (after the preface
-/// and SETTINGS the harness sends) and every upstream connection the relay opens, fed the input's
-/// records in turn — bytes from the client, bytes from the newest upstream, or time passing — with
+/// The relay's HTTP/2 connections on embedded channels, its web side included: a client's
+/// connection (after the preface and SETTINGS the harness sends) and every upstream connection the
+/// relay opens, fed the input's records in turn — bytes from the client, bytes from the newest upstream, or time passing — with
 /// what the relay writes drained after each. A crash, a trap or a leak is a finding; any answer is
 /// not.
 ///
@@ -26,9 +28,13 @@ enum RelayFuzzTarget {
 
   static func prepare() {
     let directory = try! DomainDirectory(endpoints: [], refreshInterval: .seconds(3600), logger: Logger(label: "fuzz"))
+    // With a web side, as the executable has it: Connect and gRPC-Web streams are carried as gRPC
+    // (`WebCallTranslation`), pages and preflights answered.
+    let schema = ProtoSchema(files: try! ReflectionIndex.embeddedFiles())
     router = RelayRouter(
       directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(10), maximumTimeout: .seconds(60)),
-      gatewayServer: DomainEndpoint(host: "127.0.0.1", port: 9), maxRequestMessageBytes: 4 << 20)
+      gatewayServer: DomainEndpoint(host: "127.0.0.1", port: 9), maxRequestMessageBytes: 4 << 20,
+      web: (WebResponder(schema: { schema }, cors: CORSPolicy(origins: ["*"])), .seconds(10)))
   }
 
   static func run(_ bytes: [UInt8]) {
