@@ -175,9 +175,13 @@ let package = Package(
     // tests use the same launcher.
     .target(
       name: "ServiceLauncher",
-      dependencies: ["IntentMeshCore"],
+      dependencies: ["IntentMeshCore", "CChildProcess"],
       swiftSettings: strictSettings
     ),
+
+    // posix_spawn with every other descriptor closed in the child (a glibc extension Swift's Glibc
+    // module does not declare), for `ServiceLauncher`.
+    .target(name: "CChildProcess"),
 
     // What every server process shares, the gateway included: transport settings, health, metrics,
     // reflection, request ids, error details. No store and no Foundation (FoundationEssentials only),

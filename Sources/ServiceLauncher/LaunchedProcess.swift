@@ -18,8 +18,7 @@ package final class LaunchedProcess: Sendable {
   }
 
   package let name: String
-  package let process: Process
-  private let output: ChildOutput
+  package let process: ChildProcess
 
   /// Starts `executable` with `arguments` (and `environment` over this process's own). With `log`,
   /// everything it prints also goes to that file: begun anew, or, `appending`, continued after a
@@ -29,16 +28,10 @@ package final class LaunchedProcess: Sendable {
     appending: Bool = false, restartNote: String = "restarted"
   ) throws {
     self.name = name
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    }
     var file: FileHandle?
     if let log {
       if !appending || !FileManager.default.fileExists(atPath: log.path) {
-        FileManager.default.createFile(atPath: log.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil, attributes: [.posixPermissions: 0o600])
       }
       // A log says who did what: this user's only, also when an earlier run left it open.
       try PrivateFiles.file(log.path)
@@ -49,19 +42,19 @@ package final class LaunchedProcess: Sendable {
       }
       file = handle
     }
-    self.output = ChildOutput.capture(process, copyingTo: file)
-    self.process = process
     do {
-      try process.run()
+      process = try ChildProcess(
+        executable: executable, arguments: arguments, environment: environment, output: .captured(copyingTo: file))
     } catch {
-      throw Failure(description: "\(name): cannot start \(executable.path): \(error)")
+      try? file?.close()
+      throw Failure(description: "\(name): \(error)")
     }
   }
 
   package var isRunning: Bool { process.isRunning }
 
   /// Everything it printed so far.
-  package var text: String { output.text }
+  package var text: String { process.output?.text ?? "" }
 
   /// How it ended, for people: "exited with status 1", "was killed by signal 9 (SIGKILL)".
   package var exitDescription: String {
@@ -80,20 +73,19 @@ package final class LaunchedProcess: Sendable {
   package func waitUntilServing(timeout: Duration = .seconds(120)) async throws -> ServingLine.Address {
     let deadline = ContinuousClock.now + timeout
     while true {
-      if let address = ServingLine.address(in: output.text) { return address }
+      if let address = ServingLine.address(in: text) { return address }
       guard process.isRunning else {
-        throw Failure(description: "\(name) \(exitDescription) before serving:\n\(output.text)")
+        throw Failure(description: "\(name) \(exitDescription) before serving:\n\(text)")
       }
       guard ContinuousClock.now < deadline else {
-        throw Failure(description: "\(name) did not report serving in time:\n\(output.text)")
+        throw Failure(description: "\(name) did not report serving in time:\n\(text)")
       }
       try await Task.sleep(for: .milliseconds(20))
     }
   }
 
   /// Sends `signal` (SIGTERM by default) and waits for it to exit; SIGKILL after `grace`. Off the
-  /// caller's actor (`@concurrent`): after a SIGKILL it blocks in `waitUntilExit`, which must not
-  /// hold the CLI's `Supervisor` actor.
+  /// caller's actor (`@concurrent`): it polls, and the CLI's `Supervisor` actor goes on meanwhile.
   @discardableResult
   @concurrent
   package func stop(signal: Int32 = SIGTERM, grace: Duration = .seconds(20)) async -> Ending {
@@ -103,7 +95,6 @@ package final class LaunchedProcess: Sendable {
     while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     guard process.isRunning else { return Ending(status: process.terminationStatus, killed: false) }
     kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
-    return Ending(status: process.terminationStatus, killed: true)
+    return Ending(status: await process.exited().status, killed: true)
   }
 }

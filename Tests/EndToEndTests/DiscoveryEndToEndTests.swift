@@ -6,6 +6,7 @@ import IntentsKitTesting
 import MessagingProtos
 import SwiftProtobuf
 import Synchronization
+import ServiceLauncher
 import Testing
 
 /// The gateway's domain list while it runs: a name that stands for several replicas (a hosts file

@@ -1,16 +1,14 @@
 import Foundation
+import ServiceLauncher
 import Testing
 
 @Suite("--health-check: the container health check every executable carries", .serialized)
 struct HealthCheckFlagTests {
   /// Runs `executable --health-check --port port` and returns its exit status.
   static func probe(_ executable: String, port: Int) throws -> Int32 {
-    let process = Process()
-    process.executableURL = ServiceProcess.binDirectory.appendingPathComponent(executable)
-    process.arguments = ["--health-check", "--port", String(port)]
-    process.standardOutput = FileHandle.nullDevice
-    process.standardError = FileHandle.nullDevice
-    try process.run()
+    let process = try ChildProcess(
+      executable: ServiceProcess.binDirectory.appendingPathComponent(executable),
+      arguments: ["--health-check", "--port", String(port)], output: .nullDevice)
     process.waitUntilExit()
     return process.terminationStatus
   }

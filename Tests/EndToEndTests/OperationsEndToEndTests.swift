@@ -6,6 +6,7 @@ import IntentMeshProtos
 @testable import IntentsKit
 import ReflectionProtos
 import SwiftProtobuf
+import ServiceLauncher
 import Testing
 @testable import ServiceKit
 

@@ -11,6 +11,7 @@ import PaymentsProtos
 import SQLKit
 import SwiftProtobuf
 import Synchronization
+import ServiceLauncher
 import Testing
 
 @Suite("payments-service end to end: killed mid-handle, and through the gateway", .serialized)

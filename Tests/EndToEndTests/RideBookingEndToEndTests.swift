@@ -61,14 +61,12 @@ struct RideBookingEndToEndTests {
       #expect(booked.rideStatus.rideOption.name == "Bicorn")
 
       // `intentmesh follow` prints the same stream on a terminal, beside the client below.
-      let follow = Process()
-      follow.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
-      follow.arguments = [
-        "follow", "INGetRideStatusIntent", "--app", "UnicornRides", "--gateway", "127.0.0.1:\(gateway.port)",
-        "--time-zone", "America/Los_Angeles", "--data", TestIdentity.dataDirectory.path,
-      ]
-      let printed = ChildOutput.capture(follow)
-      try follow.run()
+      let follow = try ChildProcess(
+        executable: ServiceProcess.binDirectory.appendingPathComponent("intentmesh"),
+        arguments: [
+          "follow", "INGetRideStatusIntent", "--app", "UnicornRides", "--gateway", "127.0.0.1:\(gateway.port)",
+          "--time-zone", "America/Los_Angeles", "--data", TestIdentity.dataDirectory.path,
+        ])
 
       let extensions = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
       let phases = try await extensions.startSendingUpdates(
@@ -93,8 +91,11 @@ struct RideBookingEndToEndTests {
       #expect(phases.last == .completed && phases.count >= 2, "\(phases)")
       let stopFollowing = ContinuousClock.now + .seconds(30)
       while follow.isRunning, ContinuousClock.now < stopFollowing { try await Task.sleep(for: .milliseconds(20)) }
-      if follow.isRunning { follow.terminate() }
-      #expect(follow.terminationStatus == 0, "\(printed.text)")
+      follow.terminate()
+      let followed = await follow.exited()
+      await follow.outputEnded()
+      let printed = follow
+      #expect(followed.status == 0, "\(printed.text)")
       #expect(printed.text.contains("UnicornRides ["), "\(printed.text)")
       // Like the stream above, `follow` may connect after the short approach (3 s at 100x) on a
       // loaded machine: it shows at least one phase before the arrival, whichever it caught first.

@@ -9,7 +9,7 @@ import IntentsKitTesting
 final class ServiceProcess: Sendable {
   let launched: LaunchedProcess
   let port: Int
-  var process: Process { launched.process }
+  var process: ChildProcess { launched.process }
 
   struct Failure: Error, CustomStringConvertible {
     let description: String

@@ -31,10 +31,10 @@ struct UpCommandTests {
   @Test("starts every service and the gateway, routes through it, and stops all of them on Ctrl-C")
   func up() async throws {
     let run = try UpRun()
-    let (data, process, output) = (run.data, run.process, run.output)
+    let (data, process) = (run.data, run.process)
     defer { run.end() }
     try await run.waitFor("Ctrl-C stops everything.")
-    let text = output.text
+    let text = process.text
     let gatewayLine = try #require(text.split(separator: "\n").first { $0.contains("gateway ") }, "\(text)")
     let port = try #require(
       gatewayLine.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
@@ -61,16 +61,13 @@ struct UpCommandTests {
     let permissions = try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int
     #expect(permissions == 0o600)
     #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("identity/jwks.json").path))
-    let mint = Process()
-    mint.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
-    mint.arguments = ["token", "--user", "diana", "--ttl", "10m", "--data", data.path]
-    let minted = Pipe()
-    mint.standardOutput = minted
-    try mint.run()
-    mint.waitUntilExit()
-    let token = String(decoding: minted.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)
-    #expect(mint.terminationStatus == 0)
+    let mint = try ChildProcess(
+      executable: ServiceProcess.binDirectory.appendingPathComponent("intentmesh"),
+      arguments: ["token", "--user", "diana", "--ttl", "10m", "--data", data.path])
+    let minted = await mint.exited()
+    await mint.outputEnded()
+    let token = mint.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(minted.status == 0)
     let search = Intentmesh_V1_ResolveRequest.with {
       $0.intent = .with { $0.intentClass = "INSearchForMessagesIntent" }
     }
@@ -91,8 +88,8 @@ struct UpCommandTests {
     let stopDeadline = ContinuousClock.now + .seconds(30)
     while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(25)) }
     #expect(!process.isRunning)
-    #expect(process.terminationStatus == 0, "\(output.text)")
-    #expect(output.text.contains("stopped cleanly"), "\(output.text)")
+    #expect(process.terminationStatus == 0, "\(process.text)")
+    #expect(process.text.contains("stopped cleanly"), "\(process.text)")
     #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("messaging.sqlite").path))
     #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("payments.sqlite").path))
     let log = try String(contentsOf: data.appendingPathComponent("logs/messaging-service.log"), encoding: .utf8)
@@ -122,10 +119,10 @@ struct UpCommandTests {
   @Test("a domain killed with SIGKILL is started again on its port while the others keep answering")
   func restartsAKilledDomain() async throws {
     let run = try UpRun()
-    let (data, process, output) = (run.data, run.process, run.output)
+    let (data, process) = (run.data, run.process)
     defer { run.end() }
     try await run.waitFor("Ctrl-C stops everything.")
-    let lines = output.text.split(separator: "\n")
+    let lines = process.text.split(separator: "\n")
     let port = try #require(
       lines.first { $0.contains("gateway ") }?.split(separator: ":").last
         .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) })
@@ -168,8 +165,8 @@ struct UpCommandTests {
     kill(process.processIdentifier, SIGINT)
     let stopDeadline = ContinuousClock.now + .seconds(30)
     while process.isRunning, ContinuousClock.now < stopDeadline { try await Task.sleep(for: .milliseconds(25)) }
-    #expect(process.terminationStatus == 0, "\(output.text)")
-    #expect(output.text.contains("stopped cleanly"), "\(output.text)")
+    #expect(process.terminationStatus == 0, "\(process.text)")
+    #expect(process.text.contains("stopped cleanly"), "\(process.text)")
   }
 }
 
@@ -203,23 +200,21 @@ enum ProcessTable {
 /// `intentmesh up --port 0` in a data folder of its own, its output collected.
 struct UpRun {
   let data = FileManager.default.temporaryDirectory.appendingPathComponent("intentmesh-up-\(UUID().uuidString)")
-  let process = Process()
-  let output: ChildOutput
+  let process: ChildProcess
 
   init() throws {
-    process.executableURL = ServiceProcess.binDirectory.appendingPathComponent("intentmesh")
-    process.arguments = ["up", "--port", "0", "--data", data.path]
-    output = ChildOutput.capture(process)
-    try process.run()
+    process = try ChildProcess(
+      executable: ServiceProcess.binDirectory.appendingPathComponent("intentmesh"),
+      arguments: ["up", "--port", "0", "--data", data.path])
   }
 
   /// Waits until `up` has printed `text`; fails the test if it does not in time.
   func waitFor(_ text: String) async throws {
     let deadline = ContinuousClock.now + .seconds(60)
-    while !output.text.contains(text), process.isRunning, ContinuousClock.now < deadline {
+    while !process.text.contains(text), process.isRunning, ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(25))
     }
-    try #require(output.text.contains(text), "no \"\(text)\" in:\n\(output.text)")
+    try #require(process.text.contains(text), "no \"\(text)\" in:\n\(process.text)")
   }
 
   /// Kills `up` if a test left it running, and removes its data.

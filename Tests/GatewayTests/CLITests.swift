@@ -25,29 +25,24 @@ struct CLITests {
   /// Runs intentmesh with `arguments`, answering each prompt with the next line of `answers` as it
   /// appears; returns the exit status and everything printed.
   static func run(_ arguments: [String], answers: [String]) async throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = binary
     // Signed in with the test identity, as `intentmesh up`'s data folder would sign.
-    process.arguments = arguments + ["--data", TestIdentity.dataDirectory.path]
-    let input = Pipe()
-    process.standardInput = input
-    let buffer = ChildOutput.capture(process)
-    try process.run()
+    let process = try ChildProcess(
+      executable: binary, arguments: arguments + ["--data", TestIdentity.dataDirectory.path], input: .pipe)
     var pending = answers
     let deadline = ContinuousClock.now + .seconds(60)
     var answered = 0
     while process.isRunning, ContinuousClock.now < deadline {
-      let prompts = buffer.text.components(separatedBy: "] ").count - 1
+      let prompts = process.text.components(separatedBy: "] ").count - 1
       if prompts > answered, !pending.isEmpty {
-        input.fileHandleForWriting.write(Data((pending.removeFirst() + "\n").utf8))
+        process.write(toStandardInput: pending.removeFirst() + "\n")
         answered += 1
       }
       try await Task.sleep(for: .milliseconds(20))
     }
-    if process.isRunning { process.terminate() }
-    process.waitUntilExit()
-    try await Task.sleep(for: .milliseconds(50))
-    return (process.terminationStatus, buffer.text)
+    process.terminate()
+    let ended = await process.exited()
+    await process.outputEnded()
+    return (ended.status, process.text)
   }
 
   @Test("chat: the seeds' conversation, with a pick from a list and a yes")

@@ -2,6 +2,7 @@ import GRPCCore
 import IntentMeshProtos
 import IntentsKit
 import IntentsKitTesting
+import SwiftProtobuf
 @testable import Payments
 import Testing
 
@@ -18,11 +19,18 @@ extension ConfirmationUnderConcurrencyTests {
     }
   }
 
-  /// Confirms `intent` and handles it with the yes; the response code, or the status.
+  /// Confirms `intent` and handles it with the yes; the response code, or the status. Confirm
+  /// checks the balance too: when the payments that ran meanwhile left too little, it answers
+  /// with the refusal itself and gives no token to say yes with — that answer is the outcome.
   static func pay(_ client: Client, _ intent: Intentmesh_V1_Intent) async throws -> String {
     let resolved = try await Self.resolved(client, intent)
-    let token = try await Self.token(client, resolved)
-    return Self.outcome(try await Self.handle(client, resolved, token: token))
+    let confirmed = try await client.confirm(
+      .with {
+        $0.context = .with { $0.userID = "diana" }
+        $0.intent = resolved
+      })
+    guard !confirmed.confirmationToken.isEmpty else { return confirmed.response.codeName }
+    return Self.outcome(try await Self.handle(client, resolved, token: confirmed.confirmationToken))
   }
 
   /// `body` for 0..<`count`, all at once; their answers in the order they came.
