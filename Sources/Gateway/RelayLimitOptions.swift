@@ -53,6 +53,18 @@ struct RelayLimitOptions: ParsableArguments {
       "Request bytes all calls may hold while they are routed (env INTENTMESH_MAX_ROUTING_BYTES; default 67108864).")
   var maxRoutingBytes: Int?
 
+  @Option(
+    help:
+      "Bytes of large request messages (over 512 KiB) one connection may have the gateway hold at once (env INTENTMESH_MAX_LARGE_REQUEST_BYTES_PER_CONNECTION; default 16777216)."
+  )
+  var maxLargeRequestBytesPerConnection: Int?
+
+  @Option(
+    help:
+      "Bytes of large request messages all connections may have the gateway hold at once (env INTENTMESH_MAX_LARGE_REQUEST_BYTES; default 67108864)."
+  )
+  var maxLargeRequestBytes: Int?
+
   init() {}
 
   /// The limits these options and `environment` give.
@@ -75,6 +87,11 @@ struct RelayLimitOptions: ParsableArguments {
     try count(maxGlitches, "INTENTMESH_MAX_GLITCHES", &limits.maxGlitches)
     try count(maxControlFrames, "INTENTMESH_MAX_CONTROL_FRAMES", &limits.maxControlFrames)
     try count(maxRoutingBytes, "INTENTMESH_MAX_ROUTING_BYTES", &limits.maxRoutingBytes, minimum: 1 << 20)
+    try count(
+      maxLargeRequestBytesPerConnection, "INTENTMESH_MAX_LARGE_REQUEST_BYTES_PER_CONNECTION",
+      &limits.maxLargeRequestBytesPerConnection, minimum: 1 << 20)
+    try count(
+      maxLargeRequestBytes, "INTENTMESH_MAX_LARGE_REQUEST_BYTES", &limits.maxLargeRequestBytes, minimum: 1 << 20)
     try seconds(firstMessageTimeoutSeconds, "INTENTMESH_FIRST_MESSAGE_TIMEOUT_SECONDS", &limits.firstMessageTimeout)
     try seconds(handshakeTimeoutSeconds, "INTENTMESH_HANDSHAKE_TIMEOUT_SECONDS", &limits.handshakeTimeout)
     try seconds(idleTimeoutSeconds, "INTENTMESH_IDLE_TIMEOUT_SECONDS", &limits.idleTimeout)

@@ -252,10 +252,15 @@ struct ConnectProtocolTests {
     #expect(throws: (any Error).self) { try DevTokenSecret.loadOrCreate(in: folder) }
   }
 
-  @Test("upstream metadata never sets CORS, cookies or security headers; gRPC-Web errors carry their details")
+  @Test(
+    "upstream metadata never sets CORS, cookies or security headers, nor a name HTTP cannot carry; gRPC-Web errors carry their details"
+  )
   func responseHeaders() {
     var metadata = Metadata()
     metadata.addString("a", forKey: "x-request-id")
+    // An upstream's HPACK may decode to any name; written again, NIOHPACK would trap on this one.
+    metadata.addString("1", forKey: "x-caf\u{e9}")
+    metadata.addString("1", forKey: "x-with space")
     metadata.addString("*", forKey: "access-control-allow-origin")
     metadata.addString("s=1", forKey: "set-cookie")
     metadata.addString("none", forKey: "content-security-policy")

@@ -62,6 +62,12 @@ struct GatewayOptionsTests {
     #expect(limits.maxConnections == 10)
     #expect(limits.idleTimeout == .seconds(60))
     #expect(limits.maxControlFrames == RelayLimits.defaults.maxControlFrames)
+    let large = try Self.configuration(
+      ["--max-large-request-bytes-per-connection", "2097152"],
+      environment: ["INTENTMESH_MAX_LARGE_REQUEST_BYTES": "8388608"]
+    ).relayLimits
+    #expect(large.maxLargeRequestBytesPerConnection == 2 << 20 && large.maxLargeRequestBytes == 8 << 20)
+    #expect(throws: ValidationError.self) { try Self.configuration(["--max-large-request-bytes", "1000"]) }
     #expect(throws: ValidationError.self) { try Self.configuration(["--max-glitches", "0"]) }
     #expect(throws: ValidationError.self) { try Self.configuration(["--max-header-list-bytes", "100"]) }
     #expect(throws: ValidationError.self) {

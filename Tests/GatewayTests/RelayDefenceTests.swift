@@ -226,6 +226,79 @@ struct RelayDefenceTests {
     }
   }
 
+  /// A framed Resolve of `size` bytes in all (prefix included): the usual request, and the rest an
+  /// unknown field (15) the gateway's server keeps and skips.
+  static func largeResolveMessage(identifier: String, size: Int) throws -> [UInt8] {
+    let base = Array(try RelayWireTests.resolveMessage(identifier: identifier).dropFirst(5))
+    func varint(_ value: Int) -> [UInt8] {
+      var (value, out) = (value, [UInt8]())
+      repeat {
+        out.append(UInt8(value & 0x7F) | (value > 0x7F ? 0x80 : 0))
+        value >>= 7
+      } while value > 0
+      return out
+    }
+    var padding = size - 5 - base.count - 1
+    while 5 + base.count + 1 + varint(padding).count + padding > size { padding -= 1 }
+    let message = base + [15 << 3 | 2] + varint(padding) + [UInt8](repeating: 0, count: padding)
+    return [0] + withUnsafeBytes(of: UInt32(message.count).bigEndian, Array.init) + message
+  }
+
+  /// Opens `stream` with the request headers and sends `bytes` of its body in DATA frames of 16 KiB.
+  static func send(_ bytes: ArraySlice<UInt8>, on stream: UInt32, of connection: Raw, end: Bool) throws {
+    connection.write(
+      Raw.frame(type: 1, flags: 0x4, stream: stream, payload: try connection.headerBlock(requestHeaders)))
+    var offset = bytes.startIndex
+    while offset < bytes.endIndex {
+      let next = min(offset + 16_384, bytes.endIndex)
+      let last = next == bytes.endIndex
+      connection.write(
+        Raw.frame(type: 0, flags: last && end ? 0x1 : 0, stream: stream, payload: Array(bytes[offset..<next])))
+      offset = next
+    }
+  }
+
+  @Test(
+    "large first messages (past half a stream window): past a connection's budget RESOURCE_EXHAUSTED naming it; another connection has its own; a call that ends gives its bytes back"
+  )
+  func largeRequestBudget() async throws {
+    var limits = RelayLimits()
+    limits.maxLargeRequestBytesPerConnection = 1 << 20
+    let horn = Self.horn()
+    try await Harness.run(fakes: [horn], limits: limits) { harness in
+      let message = try Self.largeResolveMessage(identifier: "large", size: 700_000)
+      let first = try Raw(port: harness.port)
+      first.start()
+      // Held past half a window, each is a large message for the gateway's server: the first
+      // takes 700,000 of the connection's 1 MiB, the second finds no room.
+      // Written off the concurrency pool: a blocking write there would hold one of its few threads.
+      try await offThePool {
+        try Self.send(message[..<600_000], on: 1, of: first, end: false)
+        try Self.send(message[..<600_000], on: 3, of: first, end: false)
+      }
+      let refused = try await offThePool { try first.readFrames { $0.stream == 3 && $0.type == 1 } }
+      let (status, text) = try Self.trailersOnly(refused, stream: 3, on: first)
+      #expect(status == "8")
+      #expect(text?.contains("this connection's large requests") == true, "\(text ?? "no message")")
+
+      // Another connection's budget is its own: its large call is answered.
+      let second = try Raw(port: harness.port)
+      second.start()
+      try await offThePool { try Self.send(message[...], on: 1, of: second, end: true) }
+      let answered = try await offThePool { try second.readFrames(until: RelayWireTests.isEnd(of: 1)) }
+      #expect(try RelayWireTests.answer(answered, stream: 1, on: second).grpcStatus == "0")
+
+      // The first call ends (its client cancels it): its bytes come back, and the connection's
+      // next large call is answered.
+      first.write(Raw.frame(type: 3, stream: 1, payload: [0, 0, 0, 8]))
+      try await offThePool { try Self.send(message[...], on: 5, of: first, end: true) }
+      let later = try await offThePool { try first.readFrames(until: RelayWireTests.isEnd(of: 5)) }
+      #expect(try RelayWireTests.answer(later, stream: 5, on: first).grpcStatus == "0")
+      #expect(horn.seen.calls.count == 2)
+      try await Self.resolveStillServed(harness)
+    }
+  }
+
   @Test("a first message that does not complete ends its call DEADLINE_EXCEEDED (slowloris)")
   func incompleteFirstMessage() async throws {
     var limits = RelayLimits()

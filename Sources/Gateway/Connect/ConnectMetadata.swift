@@ -14,7 +14,14 @@ enum ConnectMetadata {
   /// Whether an upstream's metadata key may become a response header: not the transport's, and not
   /// one that would change what the browser allows (CORS, cookies, security policies).
   static func isForwarded(_ key: String) -> Bool {
-    !transportKeys.contains(key) && !key.hasPrefix(":") && !key.hasPrefix("access-control-")
+    !transportKeys.contains(key) && !key.hasPrefix(":") && !key.hasPrefix("access-control-") && isFieldName(key)
+  }
+
+  /// Visible ASCII only, as an HTTP field name is. A client's names are checked as they arrive
+  /// (`HeaderListCheck`); an upstream's answer may hold any bytes its HPACK encoder wrote, and one
+  /// the relay cannot write again is left out, not written (NIOHPACK traps on such a name).
+  private static func isFieldName(_ key: String) -> Bool {
+    !key.isEmpty && key.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
   }
 
   /// Metadata as HTTP headers: binary values base64-encoded.

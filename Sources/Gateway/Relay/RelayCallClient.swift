@@ -8,6 +8,8 @@ protocol RelayCallClient: AnyObject {
   func send(_ item: RelayStream.Outgoing, on stream: RelayStream)
   /// `bytes` of DATA the client sent on `stream` have been passed on: it may send as many again.
   func credit(_ stream: RelayStream, _ bytes: Int)
+  /// The large first messages the gateway's server holds for this client's calls.
+  var largeRequests: LargeRequestBudget { get }
 }
 
 extension RelayConnection: RelayCallClient {}

@@ -16,6 +16,10 @@ final class RelayLoopState {
   let routingBudget: Int
   /// Request bytes the calls of this loop hold while they are routed.
   var routingBytes = 0
+  /// This loop's share of `limits.maxLargeRequestBytes`.
+  let largeRequests: LargeRequestBudget
+  /// How many loops share the process's budgets.
+  let loops: Int
   let eventLoop: any EventLoop
   /// The loop's clock (an embedded loop's in tests): rate budgets and timers read it.
   var now: NIODeadline { eventLoop.now }
@@ -41,6 +45,8 @@ final class RelayLoopState {
     timers = RelayTimers(eventLoop: eventLoop, limits: limits)
     events = RelayEventLog(registry: metrics.metrics?.registry, logger: logger)
     routingBudget = max(limits.maxRoutingBytes / max(loops, 1), 1)
+    largeRequests = LargeRequestBudget(limit: max(limits.maxLargeRequestBytes / max(loops, 1), 1))
+    self.loops = max(loops, 1)
     self.router = router
     self.metrics = metrics
     self.limits = limits

@@ -47,6 +47,9 @@ final class RelayedCall {
   /// A web call's deadline (its `Connect-Timeout-Ms` or `grpc-timeout`, a stream's longest life),
   /// kept by the relay as the Connect protocol asks of a server.
   private var webDeadline: Scheduled<Void>?
+  /// The large first message's bytes this call holds in the large-request budgets, given back
+  /// when the call is gone.
+  private var largeRequest: LargeRequestBudget.Reservation?
 
   /// The client opened `stream` with `headers`: a call the gateway's server answers, or whose
   /// route comes only with the request's end, opens upstream at once; a pass-through call waits
@@ -283,6 +286,23 @@ final class RelayedCall {
       break
     case .gatewayServer:
       open(to: .gatewayServer)
+    case .largeMessage(let length):
+      switch LargeRequestBudget.reserve(
+        length, connection: client.largeRequests, loop: state.largeRequests, loops: state.loops)
+      {
+      case .success(let reservation):
+        largeRequest = reservation
+        open(to: .gatewayServer)
+      case .failure(let refused):
+        // Counted per budget: intentmesh_relay_events_total{event="call_refused", code="LARGE_REQUESTS_…"}.
+        let code: String
+        switch refused.scope {
+        case .connection: code = "LARGE_REQUESTS_CONNECTION"
+        case .process: code = "LARGE_REQUESTS_PROCESS"
+        }
+        state.events.record("call_refused", code: code, detail: "\(path): a first message of \(length) bytes")
+        refuse(.largeRequestBudget(refused.scope))
+      }
     case .refuse(let refusal):
       refuse(refusal)
     case .scan(let message):
@@ -313,6 +333,12 @@ final class RelayedCall {
       "\(path): a compressed message without grpc-encoding"
     case .routingBudget(let limit):
       "the gateway holds too many requests still being routed (\(limit) bytes); try again"
+    case .largeRequestBudget(.connection(let limit)):
+      "\(path): this connection's large requests in the gateway already reach \(limit) bytes"
+        + " (--max-large-request-bytes-per-connection); try again once they end"
+    case .largeRequestBudget(.process(let limit)):
+      "\(path): the gateway holds as many large requests as it takes (\(limit) bytes, --max-large-request-bytes);"
+        + " try again"
     case .firstMessageTimeout:
       "\(path): the request's first message did not arrive within \(state.limits.firstMessageTimeout)"
     case .headerListTooLarge(let size, let limit):
@@ -486,6 +512,8 @@ final class RelayedCall {
 
   private func clientReset() {
     releaseWebHeld()
+    largeRequest?.release()
+    largeRequest = nil
     webDeadline?.cancel()
     webDeadline = nil
     guard let (released, creditClient, creditUpstream) = machine.clientReset() else { return }

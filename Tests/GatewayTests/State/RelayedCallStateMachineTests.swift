@@ -61,7 +61,7 @@ struct RelayedCallStateMachineTests {
       ),
       (Self.message(length: 10, compressed: true), false, .refuse(.compressedWithoutEncoding)),
       (Self.message(length: 10, compressed: true), true, .gatewayServer),
-      (Self.message(length: 600_000, cut: 600_000), false, .gatewayServer),
+      (Self.message(length: 600_000, cut: 600_000), false, .largeMessage(length: 600_000)),
       (Self.message(length: 600_000, cut: 4), false, .wait),
     ])
   func firstBytesDecide(buffer: ByteBuffer, encoded: Bool, decision: Machine.RouteDecision) {

@@ -41,6 +41,12 @@ struct RelayLimits: Sendable, Equatable {
   /// Request bytes all calls of the process may hold while they are routed (their first message);
   /// past it new bytes end their call RESOURCE_EXHAUSTED.
   var maxRoutingBytes = 64 << 20
+  /// Bytes of large first messages (past half a stream window: the gateway's server takes them
+  /// whole) one client connection may have the gateway hold at once; past it a new one ends its
+  /// call RESOURCE_EXHAUSTED. One such message is always taken when the connection has none.
+  var maxLargeRequestBytesPerConnection = 16 << 20
+  /// The same for all connections of the process together.
+  var maxLargeRequestBytes = 64 << 20
 
   init() {}
 

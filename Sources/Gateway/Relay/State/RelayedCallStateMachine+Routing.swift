@@ -5,9 +5,9 @@ internal import NIOCore
 extension RelayedCallStateMachine {
   /// The route as far as the first message tells it: too large or compressed without an
   /// encoding → refused; compressed with one → the gateway's server (which decompresses); whole →
-  /// scanned; larger than half a stream window while held → the gateway's server, which takes it
-  /// with flow control of its own; incomplete → wait (or the gateway's server once the request
-  /// ended).
+  /// scanned; larger than half a stream window while held → a large message, for the gateway's
+  /// server, which takes it whole with flow control of its own (within the large-request budgets);
+  /// incomplete → wait (or the gateway's server once the request ended).
   static func decide(
     firstMessage: ByteBuffer?, requestEnded: Bool, heldBytes: Int, maxMessageBytes: Int, encoded: Bool
   ) -> RouteDecision {
@@ -22,7 +22,8 @@ extension RelayedCallStateMachine {
     }
     guard compressed == 0 else { return encoded ? .gatewayServer : .refuse(.compressedWithoutEncoding) }
     guard buffer.readableBytes >= 5 + Int(length) else {
-      return requestEnded || heldBytes >= RelaySettings.initialWindowSize / 2 ? .gatewayServer : .wait
+      if requestEnded { return .gatewayServer }
+      return heldBytes >= RelaySettings.initialWindowSize / 2 ? .largeMessage(length: Int(length)) : .wait
     }
     return .scan(buffer.getSlice(at: buffer.readerIndex + 5, length: Int(length))!)
   }

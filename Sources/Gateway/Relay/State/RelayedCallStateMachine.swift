@@ -71,6 +71,9 @@ struct RelayedCallStateMachine {
     case compressedWithoutEncoding
     /// The loop holds too many request bytes still being routed (RESOURCE_EXHAUSTED).
     case routingBudget(limit: Int)
+    /// The large messages the gateway's server holds for the connection, or for the whole process,
+    /// would pass their budget (RESOURCE_EXHAUSTED).
+    case largeRequestBudget(LargeRequestBudget.Scope)
     /// The first message did not arrive in time (DEADLINE_EXCEEDED).
     case firstMessageTimeout
     /// The upstream takes no header list this large (RESOURCE_EXHAUSTED).
@@ -84,7 +87,7 @@ struct RelayedCallStateMachine {
     /// The gRPC status the client gets.
     var status: Int {
       switch self {
-      case .messageTooLarge, .routingBudget, .headerListTooLarge: 8
+      case .messageTooLarge, .routingBudget, .largeRequestBudget, .headerListTooLarge: 8
       case .compressedWithoutEncoding: 13
       case .firstMessageTimeout: 4
       case .domainUnavailable: 14
@@ -99,6 +102,9 @@ struct RelayedCallStateMachine {
     case wait
     /// Open the stream to the gateway's server.
     case gatewayServer
+    /// The first message, of `length` bytes, is too large to hold while routing: the gateway's
+    /// server takes it whole, if the large-request budgets have room for it (`LargeRequestBudget`).
+    case largeMessage(length: Int)
     /// The first message, whole: find the domain its intent names (or else the gateway's server).
     case scan(ByteBuffer)
     /// Answer the call without relaying it.

@@ -60,6 +60,8 @@ final class RelayConnection: ChannelDuplexHandler {
   var onRetire: ((RelayConnection) -> Void)?
   /// What the peer may still do before the relay calls it abuse.
   var defences: ConnectionDefences
+  /// The large first messages of this client's calls the gateway's server holds (server role).
+  lazy var largeRequests = LargeRequestBudget(limit: state.limits.maxLargeRequestBytesPerConnection)
 
   init(role: Role, state: RelayLoopState) {
     self.role = role

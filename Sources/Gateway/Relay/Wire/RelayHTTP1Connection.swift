@@ -34,6 +34,8 @@ final class RelayHTTP1Connection: ChannelInboundHandler, RelayCallClient {
   private var requestTimer: Scheduled<Void>?
   /// DATA bytes written while the socket did not drain: reported sent once it does.
   private var unreported = 0
+  /// The large first messages of this client's calls the gateway's server holds.
+  lazy var largeRequests = LargeRequestBudget(limit: state.limits.maxLargeRequestBytesPerConnection)
 
   init(state: RelayLoopState, deadlines: HTTP1Deadlines, requestTimeout: Duration, tls: Bool) {
     self.state = state
