@@ -1309,13 +1309,14 @@ def attack_unread_bodies(port: int, cfg: Config) -> dict:
             wire.pump(0)
         else:  # every window spent: wait for the server to grant more
             wire.pump(0.05)
-    complete = sum(1 for sent in remaining.values() if sent == len(body))
+    # Whole: every byte framed, and the socket took them all (a write cut short stalls the wire).
+    complete = sum(1 for sent in remaining.values() if sent == len(body)) if not wire.broken else 0
     while wire.usable and time.monotonic() < deadline:
         wire.pump(0.1)
     text, numbers = streams_report([wire])
-    sent_mib = sum(remaining.values()) / (1 << 20)
+    written_mib = wire.bytes_sent / (1 << 20)  # what the socket took, frame headers included
     wire.close()
-    summary = f"1 conn × {count} bodies of 4 MiB: {complete} sent whole ({sent_mib:.0f} MiB); {text}"
+    summary = f"1 conn × {count} bodies of 4 MiB: {complete} sent whole ({written_mib:.0f} MiB written); {text}"
     return {"summary": summary, "received": received(wire), "bodies_complete": complete, **numbers}
 
 
