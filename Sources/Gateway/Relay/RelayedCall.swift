@@ -294,13 +294,8 @@ final class RelayedCall {
         largeRequest = reservation
         open(to: .gatewayServer)
       case .failure(let refused):
-        // Counted per budget: intentmesh_relay_events_total{event="call_refused", code="LARGE_REQUESTS_…"}.
-        let code: String
-        switch refused.scope {
-        case .connection: code = "LARGE_REQUESTS_CONNECTION"
-        case .process: code = "LARGE_REQUESTS_PROCESS"
-        }
-        state.events.record("call_refused", code: code, detail: "\(path): a first message of \(length) bytes")
+        state.events.record(
+          "call_refused", code: refused.scope.eventCode, detail: "\(path): a first message of \(length) bytes")
         refuse(.largeRequestBudget(refused.scope))
       }
     case .refuse(let refusal):

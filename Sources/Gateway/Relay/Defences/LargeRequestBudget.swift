@@ -12,6 +12,14 @@ final class LargeRequestBudget {
   enum Scope: Equatable, Sendable {
     case connection(limit: Int)
     case process(limit: Int)
+
+    /// Its refusals' code in `intentmesh_relay_events_total{event="call_refused"}`.
+    var eventCode: String {
+      switch self {
+      case .connection: "LARGE_REQUESTS_CONNECTION"
+      case .process: "LARGE_REQUESTS_PROCESS"
+      }
+    }
   }
 
   let limit: Int
