@@ -244,6 +244,13 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // zlib, for the compressed calls the gateway's own gRPC server takes in process.
+    .systemLibrary(
+      name: "CZlib",
+      path: "Sources/CZlib",
+      providers: [.apt(["zlib1g-dev"])]
+    ),
+
     // Domains: business logic and storage, no networking.
     .systemLibrary(
       name: "CQRencode",
@@ -291,7 +298,7 @@ let package = Package(
     .target(
       name: "Gateway",
       dependencies: [
-        "ServiceKit", "ProtoJSON", "IntentMeshCore", "IntentMeshProtos", grpcCore, grpcProtobuf, grpcHTTP2,
+        "ServiceKit", "ProtoJSON", "IntentMeshCore", "IntentMeshProtos", "CZlib", grpcCore, grpcProtobuf, grpcHTTP2,
         swiftProtobuf, logging, serviceLifecycle,
         unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL, nioHTTP1, nioHTTP2,
         tracing,
@@ -425,6 +432,7 @@ let package = Package(
         "MessagingProtos",
         "ReflectionProtos", grpcCore,
         grpcHTTP2, grpcProtobuf, swiftProtobuf, logging, nioCore, nioHPACK, argumentParser, nioHTTP1, nioPosix, crypto,
+        serviceLifecycle,
       ],
       swiftSettings: strictSettings
     ),

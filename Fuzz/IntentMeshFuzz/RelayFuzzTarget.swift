@@ -1,3 +1,4 @@
+import IntentMeshProtos
 import Logging
 import NIOCore
 import NIOEmbedded
@@ -27,13 +28,27 @@ enum RelayFuzzTarget {
   static let upstreamSettings: [UInt8] = [0, 0, 0, 4, 0, 0, 0, 0, 0]
 
   static func prepare() {
-    let directory = try! DomainDirectory(endpoints: [], refreshInterval: .seconds(3600), logger: Logger(label: "fuzz"))
+    // One domain, at an address the harness dials to an embedded channel: calls it declares go
+    // upstream (and the input's upstream records answer them); the rest go to the gateway's own
+    // server, which is closed here (UNAVAILABLE).
+    let domain = DomainEndpoint(host: "127.0.0.1", port: 9)
+    let directory = try! DomainDirectory(
+      endpoints: [domain], refreshInterval: .seconds(3600), logger: Logger(label: "fuzz"))
+    directory.update(domain) { status in
+      status.health = "SERVING"
+      status.manifest = .with {
+        $0.appName = "UnicornChat"
+        $0.intents = ["INSendMessageIntent", "INSearchForMessagesIntent"].map { name in .with { $0.intentClass = name }
+        }
+        $0.appServices = ["intentmesh.messaging.v1.MessagingApp"]
+      }
+    }
     // With a web side, as the executable has it: Connect and gRPC-Web streams are carried as gRPC
     // (`WebCallTranslation`), pages and preflights answered.
     let schema = ProtoSchema(files: try! ReflectionIndex.embeddedFiles())
     router = RelayRouter(
       directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(10), maximumTimeout: .seconds(60)),
-      gatewayServer: DomainEndpoint(host: "127.0.0.1", port: 9), maxRequestMessageBytes: 4 << 20,
+      local: .closed, maxRequestMessageBytes: 4 << 20,
       web: (WebResponder(schema: { schema }, cors: CORSPolicy(origins: ["*"])), .seconds(10)))
   }
 

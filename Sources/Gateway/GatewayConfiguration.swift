@@ -37,8 +37,8 @@ package struct GatewayConfiguration: Sendable {
   var maxRequestMessageBytes: Int
   /// Event-loop threads serving connections; nil: one per CPU core.
   var eventLoops: Int?
-  /// Where the gateway's own gRPC server runs its calls: Swift's shared threads by default, since
-  /// the web side reaches it over one loopback connection, whose calls would share one loop.
+  /// Where the gateway's own gRPC server runs its calls (`--call-executor`): Swift's shared threads
+  /// by default; `event-loop` keeps each call on the relay loop of the client's connection.
   var callExecutor: CallExecutor
   /// What any one client of the public port may make the relay hold or do.
   var relayLimits: RelayLimits
@@ -54,6 +54,8 @@ package struct GatewayConfiguration: Sendable {
   var webRoot: String?
   /// The local identity folder whose key signs development tokens (`POST /dev/token`); loopback only.
   var devTokensFrom: String?
+  /// How layouts are built from the domains' view answers (concurrently, unless a test says not).
+  var layouts = LayoutBuilder()
 
   init(
     host: String = "127.0.0.1", port: Int = 50060, metricsPort: Int? = nil, forwarding: Forwarding = .relay,
@@ -94,7 +96,7 @@ package struct GatewayConfiguration: Sendable {
   /// How pass-through calls reach their domain.
   enum Forwarding: String, Sendable {
     /// As HTTP/2 streams, relayed frame by frame (`RelayServer`); the gateway's gRPC server answers
-    /// its own RPCs behind the relay, on loopback.
+    /// its own RPCs behind the relay, in process (`LocalServerTransport`).
     case relay
     /// Through the gateway's gRPC server, which decodes each call and makes it again as a client.
     case grpc

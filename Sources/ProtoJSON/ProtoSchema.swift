@@ -33,6 +33,8 @@ package struct ProtoSchema: Sendable {
     package let outputType: String
     package let clientStreaming: Bool
     package let serverStreaming: Bool
+    /// Marked `option idempotency_level = NO_SIDE_EFFECTS`: a web client may call it with GET.
+    package var noSideEffects = false
   }
 
   package private(set) var messages: [String: Message] = [:]
@@ -55,7 +57,8 @@ package struct ProtoSchema: Sendable {
           methods["/\(prefix)\(service.name)/\(method.name)"] = Method(
             service: prefix + service.name, name: method.name, inputType: Self.fullName(method.inputType),
             outputType: Self.fullName(method.outputType), clientStreaming: method.clientStreaming,
-            serverStreaming: method.serverStreaming)
+            serverStreaming: method.serverStreaming,
+            noSideEffects: method.options.idempotencyLevel == .noSideEffects)
         }
       }
     }

@@ -14,7 +14,7 @@ import Testing
 /// stay open.
 @Suite("Identity: bad credentials over sockets", .serialized)
 struct BadCredentialTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
   typealias Transport = HTTP2ClientTransport.Posix
 
   static let now = Date().timeIntervalSince1970

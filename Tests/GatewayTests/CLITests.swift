@@ -47,7 +47,7 @@ struct CLITests {
 
   @Test("chat: the seeds' conversation, with a pick from a list and a yes")
   func chat() async throws {
-    try await GatewayHarness.run { harness in
+    try await TestGateway.run { harness in
       let port = try #require(await harness.gatewayPort)
       let (status, output) = try await Self.run(
         ["chat", "INSendMessageIntent", "--app", "UnicornChat", "--gateway", "127.0.0.1:\(port)"],
@@ -66,7 +66,7 @@ struct CLITests {
 
   @Test("send: parameters on the command line; --yes answers the confirmation")
   func send() async throws {
-    try await GatewayHarness.run { harness in
+    try await TestGateway.run { harness in
       let port = try #require(await harness.gatewayPort)
       let (status, output) = try await Self.run(
         [

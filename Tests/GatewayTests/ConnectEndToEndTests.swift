@@ -16,7 +16,7 @@ import Testing
 /// and the limits an HTTP/1.1 peer meets.
 @Suite("Gateway: Connect and gRPC-Web on the public port", .serialized)
 struct ConnectEndToEndTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
 
   static let bearer = ("authorization", "Bearer \(TestIdentity.token(for: "diana"))")
   static let sendToDiana = """
@@ -86,6 +86,83 @@ struct ConnectEndToEndTests {
       let decoded = try Intentmesh_Gateway_V1_InteractResponse(serializedBytes: viaConnect.body)
       let viaGRPC = try await harness.gatewayClient.interact(request)
       #expect(decoded == viaGRPC)
+    }
+  }
+
+  @Test(
+    "Connect GET of a method without side effects: JSON and base64 proto in the query, answered as the POST form; other methods 405"
+  )
+  func connectGet() async throws {
+    try await Harness.run { harness in
+      let port = harness.port
+      let resolve = Intentmesh_V1_ResolveRequest.with {
+        $0.context = Harness.context
+        $0.intent = try! Harness.intent(
+          "INSendMessageIntent", app: "UnicornChat",
+          payload: SendMessageIntent.with {
+            $0.recipients = [.with { $0.displayName = "Diana" }]
+            $0.content = "hello"
+          })
+      }
+      let viaGRPC = try await harness.extensionClient.resolve(resolve)
+      let message = String(
+        Data(try resolve.serializedBytes() as [UInt8]).base64EncodedString()
+          .replacing("+", with: "-").replacing("/", with: "_").prefix { $0 != "=" })
+      try await offThePool {
+        let connection = try RawHTTP1Connection(port: port)
+        // ListRoutes with its JSON message percent-encoded ("{}"), no token needed.
+        let routes = try connection.call(
+          "GET", "/intentmesh.gateway.v1.Gateway/ListRoutes?connect=v1&encoding=json&message=%7B%7D")
+        #expect(routes.status == 200, "\(routes.text)")
+        #expect(routes.header("content-type") == "application/json")
+        #expect(try Self.json(routes)["domains"] != nil)
+
+        // Resolve, relayed to the domain: the binary message base64url-encoded, unpadded.
+        let resolved = try connection.call(
+          "GET", "/intentmesh.v1.IntentsExtension/Resolve?connect=v1&encoding=proto&base64=1&message=\(message)",
+          headers: [Self.bearer])
+        #expect(resolved.status == 200, "\(resolved.text)")
+        #expect(resolved.header("content-type") == "application/proto")
+        let decoded = try Intentmesh_V1_ResolveResponse(serializedBytes: resolved.body)
+        #expect(decoded.resolutions == viaGRPC.resolutions)
+
+        // A method that may have side effects: 405, Allow: POST, the error in Connect's JSON.
+        let interact = try connection.call(
+          "GET", "/intentmesh.gateway.v1.Gateway/Interact?connect=v1&encoding=json&message=%7B%7D",
+          headers: [Self.bearer])
+        #expect(interact.status == 405)
+        #expect(interact.header("allow") == "POST")
+        #expect(try Self.json(interact)["code"] == .string("unimplemented"))
+
+        // A malformed query: invalid_argument (400); an unknown method: unimplemented (501).
+        let badEncoding = try connection.call(
+          "GET", "/intentmesh.gateway.v1.Gateway/ListRoutes?connect=v1&encoding=xml&message=%7B%7D")
+        #expect(badEncoding.status == 400)
+        #expect(try Self.json(badEncoding)["message"] == .string("encoding=xml: take json or proto"))
+        let badVersion = try connection.call(
+          "GET", "/intentmesh.gateway.v1.Gateway/ListRoutes?connect=v2&encoding=json&message=%7B%7D")
+        #expect(badVersion.status == 400)
+        let unknown = try connection.call(
+          "GET", "/intentmesh.gateway.v1.Gateway/Nope?connect=v1&encoding=json&message=%7B%7D")
+        #expect(unknown.status == 501)
+        // Without Connect's query a GET is for a page.
+        #expect(try connection.call("GET", "/?utm_source=test").status == 200)
+      }
+      // Over HTTP/2 too, through the relay.
+      try await offThePool {
+        let connection = try RawHTTP2Connection(port: port)
+        connection.start()
+        let headers = try connection.headerBlock([
+          (":method", "GET"), (":scheme", "http"), (":authority", "127.0.0.1"),
+          (":path", "/intentmesh.gateway.v1.Gateway/ListRoutes?connect=v1&encoding=json&message=%7B%7D"),
+        ])
+        connection.write(RawHTTP2Connection.frame(type: 1, flags: 5, stream: 1, payload: headers))
+        let frames = try connection.readFrames { $0.stream == 1 && $0.flags & 1 != 0 }
+        let head = try frames.filter { $0.stream == 1 && $0.type == 1 }.map { try connection.decode($0.payload) }.first
+        #expect(head?.first(name: ":status") == "200")
+        let body = frames.filter { $0.stream == 1 && $0.type == 0 }.flatMap(\.payload)
+        #expect(String(decoding: body, as: UTF8.self).contains("UnicornChat"))
+      }
     }
   }
 

@@ -11,7 +11,7 @@ import Testing
 
 @Suite("Interact: the UnicornChat conversation through the gateway", .serialized)
 struct ConversationTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
 
   static func edit(_ intent: Intentmesh_V1_Intent, _ change: (inout SendMessageIntent) throws -> Void) throws
     -> Intentmesh_V1_Intent

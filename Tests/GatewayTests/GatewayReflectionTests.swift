@@ -48,7 +48,7 @@ struct GatewayReflectionTests {
     let fake = FakeDomain(
       appName: "Hopper", intents: ["HOPHopIntent"], payloadType: "fake.v1.HopIntent",
       extraServices: [try Self.domainReflection()])
-    try await GatewayHarness.run(fakes: [fake]) { harness in
+    try await TestGateway.run(fakes: [fake]) { harness in
       // Routed like any domain (and the harness's client connected before the body ends).
       let routes = try await harness.gatewayClient.listRoutes(.init()).routes
       #expect(routes.contains { $0.intentClass == "HOPHopIntent" && $0.payloadType == "fake.v1.HopIntent" })

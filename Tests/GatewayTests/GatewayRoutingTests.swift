@@ -13,7 +13,7 @@ import Testing
 
 @Suite("gateway routing over real sockets", .serialized)
 struct GatewayRoutingTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
 
   func expectStatus(
     _ code: RPCError.Code, containing texts: [String], sourceLocation: SourceLocation = #_sourceLocation,
@@ -186,13 +186,17 @@ struct GatewayRoutingTests {
       let request = Intentmesh_V1_ResolveRequest.with {
         $0.context = Harness.context; $0.intent = try! Harness.intent("INSlowIntent")
       }
-      // The gateway's own path: its gRPC server forwards the call over its client of the domain.
+      // The gateway's own path: a compressed request, which the relay does not read, goes to the
+      // gateway's own server, which forwards the call over its client of the domain.
       let transport = try HTTP2ClientTransport.Posix(
-        target: .ipv4(address: "127.0.0.1", port: harness.gatewayServer.port), transportSecurity: .plaintext)
+        target: .ipv4(address: "127.0.0.1", port: harness.port), transportSecurity: .plaintext,
+        config: .defaults { $0.compression = .init(algorithm: .gzip, enabledAlgorithms: .all) })
       try await withGRPCClient(transport: transport, interceptors: [ContextUserTokenInterceptor()]) { grpc in
         let ownPath = Intentmesh_V1_IntentsExtension.Client(wrapping: grpc)
+        var compressed = CallOptions.defaults
+        compressed.compression = .gzip
         async let relayed = harness.extensionClient.resolve(request)
-        async let forwarded = ownPath.resolve(request)
+        async let forwarded = ownPath.resolve(request, options: compressed)
         // Both are at the domain (which takes a second to answer) when it leaves the list: waited
         // for, not slept for — on a loaded machine the calls may take longer than any fixed sleep to
         // arrive, and a call not yet routed when the domain leaves is rightly NOT_FOUND.

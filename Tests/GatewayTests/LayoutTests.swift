@@ -72,7 +72,7 @@ struct LayoutTests {
   func concurrentEqualsSequential() async throws {
     let interaction = Intentmesh_V1_Interaction.with {
       $0.identifier = "i-1"
-      $0.intent = try! GatewayHarness.intent(
+      $0.intent = try! TestGateway.intent(
         "INSendMessageIntent",
         payload: SendMessageIntent.with {
           $0.recipients = [.with { $0.displayName = "Celestra" }]; $0.content = "Hi"
@@ -82,10 +82,10 @@ struct LayoutTests {
     func layout(_ builder: LayoutBuilder, context: Intentmesh_V1_HostedViewContext) async throws
       -> Intentmesh_Gateway_V1_LayoutResponse
     {
-      try await GatewayHarness.run(layouts: builder) { harness in
+      try await TestGateway.run(layouts: builder) { harness in
         try await harness.gatewayClient.layout(
           .with {
-            $0.context = GatewayHarness.context
+            $0.context = TestGateway.context
             $0.interactions = [interaction, interaction]
             $0.display = .with { $0.hostedViewContext = context }
           })

@@ -41,7 +41,7 @@ struct RelayConnectionTests {
       let directory = try DomainDirectory(endpoints: [], refreshInterval: .seconds(60), logger: Logger(label: "test"))
       let router = RelayRouter(
         directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(10), maximumTimeout: .seconds(60)),
-        gatewayServer: DomainEndpoint(host: "127.0.0.1", port: 9), maxRequestMessageBytes: 4 << 20)
+        local: .closed, maxRequestMessageBytes: 4 << 20)
       let state = RelayLoopState(eventLoop: loop, router: router, metrics: RelayMetrics(metrics: nil), limits: limits)
       channel = EmbeddedChannel(handlers: [readCounter, RelayConnection(role: .server, state: state)], loop: loop)
       try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()

@@ -11,7 +11,7 @@ import Testing
 /// status, a timeout — and that the relay goes on serving everyone else.
 @Suite("Gateway relay: defences of the public port", .serialized)
 struct RelayDefenceTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
   typealias Raw = RawHTTP2Connection
   static let requestHeaders = RelayWireTests.requestHeaders
 

@@ -9,12 +9,12 @@ import SwiftProtobuf
 import Synchronization
 import Testing
 
-/// The relay in front of the gateway (every GatewayHarness test goes through it); here what only a
+/// The relay in front of the gateway (every TestGateway test goes through it); here what only a
 /// relay can get wrong: flow control with messages larger than a window, bursts of resets, and an
 /// upstream that goes away mid-stream.
 @Suite("Gateway relay: HTTP/2 streams to the domains", .serialized)
 struct RelayTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
 
   static func big(_ bytes: Int) throws -> Intentmesh_V1_Intent {
     var payload = Google_Protobuf_BytesValue()

@@ -10,7 +10,7 @@ import Testing
 /// may send, and a client that grants no window.
 @Suite("Gateway relay: HTTP/2 on the wire", .serialized)
 struct RelayWireTests {
-  typealias Harness = GatewayHarness
+  typealias Harness = TestGateway
   typealias Raw = RawHTTP2Connection
 
   static let requestHeaders = [

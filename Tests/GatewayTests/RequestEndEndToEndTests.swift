@@ -73,7 +73,7 @@ struct RequestEndEndToEndTests {
 
   @Test("Through the gateway's public port: its own methods and the relayed domain methods")
   func throughTheGateway() async throws {
-    try await GatewayHarness.run { harness in
+    try await TestGateway.run { harness in
       let port = harness.port
       let answers = try await offThePool {
         try Self.callCutShort(port: port, paths: Self.paths, wholePath: "/intentmesh.gateway.v1.Gateway/ListRoutes")
@@ -86,7 +86,7 @@ struct RequestEndEndToEndTests {
 
   @Test("Directly to a domain served on ServiceTransport")
   func directToTheDomain() async throws {
-    try await GatewayHarness.run { harness in
+    try await TestGateway.run { harness in
       let port = harness.messagingPort
       let paths = Self.paths.filter { !$0.contains("Gateway/") }
       let answers = try await offThePool {
@@ -114,7 +114,7 @@ struct RequestEndEndToEndTests {
 
   @Test("END_STREAM on HEADERS is answered at once, through the gateway and directly (it used to hang)")
   func endStreamOnHeaders() async throws {
-    try await GatewayHarness.run { harness in
+    try await TestGateway.run { harness in
       let (gateway, domain) = (harness.port, harness.messagingPort)
       let answers = try await offThePool {
         [

@@ -169,49 +169,25 @@ struct TLSTests {
     }
   }
 
-  /// A gateway in front of the domain at `domain`: its relay on TLS, its directory and relay
-  /// reaching the domain with `upstream`.
+  /// A gateway in front of the domain at `domain`, as the executable assembles it: its relay on
+  /// TLS, its directory and relay reaching the domain with `upstream`.
   static func withGateway(
     domain: DomainEndpoint, publicTLS: ServerTLS, upstream: ClientTLS,
     _ body: (Int, DomainDirectory) async throws -> Void
   ) async throws {
     var logger = Logger(label: "test.tls.gateway")
     logger.logLevel = .critical
-    let directory = try DomainDirectory(
-      endpoints: [domain], refreshInterval: .milliseconds(200), tls: upstream, logger: logger)
-    let router = GatewayRouter(
-      directory: directory, deadline: CallDeadline(defaultTimeout: .seconds(20), maximumTimeout: .seconds(30)))
-    let gateway = try await SocketServer.start(services: [
-      GatewayExtensionService(router: router), GatewayService(router: router),
-    ])
-    let directoryTask = Task { await directory.run() }
-    for _ in 0..<40 {
-      await directory.refreshAll()
-      if directory.statuses.allSatisfy({ $0.1.manifest != nil }) { break }
-      try await Task.sleep(for: .milliseconds(50))
+    let configuration = GatewayConfiguration(
+      host: "127.0.0.1", port: 0, domains: [domain], refreshInterval: .milliseconds(200),
+      defaultTimeout: .seconds(20), maximumTimeout: .seconds(30), logLevel: .critical,
+      authentication: TestIdentity.authentication, tls: publicTLS, upstreamTLS: upstream)
+    try await TestGateway.serve(configuration, logger: logger) { application, port in
+      let directory = application.directory
+      for _ in 0..<100 {
+        if directory.statuses.allSatisfy({ $0.1.manifest != nil }) { break }
+        try await Task.sleep(for: .milliseconds(50))
+      }
+      try await body(port, directory)
     }
-    let upstreamContext = try upstream.makeContext()
-    let relay = RelayServer(
-      host: "127.0.0.1", port: 0, metrics: RelayMetrics(metrics: nil), tls: try publicTLS.makeContext(), logger: logger
-    ) {
-      RelayRouter(
-        directory: directory, deadline: router.deadline,
-        gatewayServer: DomainEndpoint(host: "127.0.0.1", port: gateway.port), maxRequestMessageBytes: 4 << 20,
-        upstreamTLS: upstreamContext)
-    }
-    let relayTask = Task { try await relay.run() }
-    do {
-      try await body(try await relay.listeningPort, directory)
-    } catch {
-      relayTask.cancel()
-      directoryTask.cancel()
-      await gateway.stop()
-      throw error
-    }
-    relayTask.cancel()
-    _ = await relayTask.result
-    await gateway.stop()
-    directoryTask.cancel()
-    await directoryTask.value
   }
 }

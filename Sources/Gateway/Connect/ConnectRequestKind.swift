@@ -29,6 +29,21 @@ enum ConnectRequestKind: Equatable {
     return false
   }
 
+  /// The protocol's name, as traces and logs say it.
+  var protocolName: String {
+    switch self {
+    case .unary, .stream: "connect"
+    case .grpcWeb(_, false): "grpc-web"
+    case .grpcWeb(_, true): "grpc-web-text"
+    }
+  }
+
+  /// OpenTelemetry's `rpc.system` of a call made so: gRPC-Web is gRPC's semantics.
+  var rpcSystem: String {
+    if case .grpcWeb = self { return "grpc" }
+    return "connect_rpc"
+  }
+
   /// The content type of the answer.
   var responseContentType: String {
     switch self {

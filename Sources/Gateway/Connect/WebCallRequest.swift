@@ -15,13 +15,17 @@ struct WebCallRequest {
   /// `Connect-Timeout-Ms` (Connect) or `grpc-timeout` (gRPC-Web); nil: none asked.
   let timeout: Duration?
 
-  /// A request to `path` with `headers` (names lowercase), whose content type is of `kind`.
-  init(path: String, headers: [(String, String)], kind: ConnectRequestKind, schema: ProtoSchema)
+  /// A request to `path` with `headers` (names lowercase), whose content type is of `kind`;
+  /// `viaGet`: a Connect GET, which only methods without side effects take.
+  init(path: String, headers: [(String, String)], kind: ConnectRequestKind, schema: ProtoSchema, viaGet: Bool = false)
     throws(ConnectFailure)
   {
     let header = { (name: String) in headers.first { $0.0 == name }?.1 }
     guard let method = schema.methods[path] else {
       throw ConnectFailure(code: .unimplemented, message: "\(path): no such method here")
+    }
+    if viaGet && !method.noSideEffects {
+      throw Self.notForGet(path)
     }
     guard !method.clientStreaming else {
       throw ConnectFailure(code: .unimplemented, message: "\(path) streams requests: call it over gRPC (HTTP/2)")
@@ -44,6 +48,14 @@ struct WebCallRequest {
     self.method = method
     metadata = try Self.metadata(headers)
     timeout = try Self.timeout(headers: headers, kind: kind)
+  }
+
+  /// The refusal of a GET of a method that may have side effects (it is not marked
+  /// `idempotency_level = NO_SIDE_EFFECTS`): answered 405 with `Allow: POST`.
+  static func notForGet(_ path: String) -> ConnectFailure {
+    ConnectFailure(
+      code: .unimplemented,
+      message: "\(path) may have side effects: call it with POST (GET is for NO_SIDE_EFFECTS methods)")
   }
 
   /// The binary request message in `body` (as the request's content type frames it).

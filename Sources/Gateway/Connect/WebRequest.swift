@@ -5,6 +5,8 @@ struct WebRequest: Sendable {
   var method: String
   /// The path without the query.
   var path: String
+  /// The path with its query, as the request line gave it.
+  var target: String
   /// Header names lowercased, in the order they came.
   var headers: [(String, String)]
   var body: [UInt8]
@@ -12,6 +14,7 @@ struct WebRequest: Sendable {
   init(method: String, uri: String, headers: [(String, String)], body: [UInt8] = []) {
     self.method = method
     self.path = String(uri.prefix { $0 != "?" })
+    self.target = uri
     self.headers = headers.map { ($0.0.lowercased(), $0.1) }
     self.body = body
   }

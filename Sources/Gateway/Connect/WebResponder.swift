@@ -94,7 +94,14 @@ final class WebResponder: Sendable {
             body: Array("unsupported content type; this endpoint takes \(ConnectRequestKind.accepted)\n".utf8)))
       }
       return .call(kind)
-    case "GET", "HEAD":
+    case "GET":
+      // A Connect GET the relay did not carry: its refusal (`refusal(of:kind:)`); else a page.
+      switch Result(catching: { () throws(ConnectFailure) in try ConnectGetRequest.parse(request.target) }) {
+      case .success(let call?): return .call(.unary(call.codec))
+      case .success(nil): return .answer(page(request))
+      case .failure(let failure): return .answer(answer(failure, kind: .unary(.json), origin: origin))
+      }
+    case "HEAD":
       return .answer(page(request))
     default:
       return .answer(.plain(405, "not allowed: \(request.method) \(request.path)"))
@@ -105,15 +112,31 @@ final class WebResponder: Sendable {
   /// in the request's protocol; nil when it takes them.
   func refusal(of request: WebRequest, kind: ConnectRequestKind) -> WebAnswer? {
     let schema = schema()
+    let origin = request.header("origin")
     do {
+      if request.method == "GET", let get = try ConnectGetRequest.parse(request.target) {
+        if let method = schema.methods[get.path], !method.noSideEffects {
+          // As connect-go answers it: the method exists, but not for GET.
+          var refused = answer(WebCallRequest.notForGet(get.path), kind: kind, origin: origin)
+          refused.status = 405
+          refused.headers.append(("allow", "POST"))
+          return refused
+        }
+        _ = try WebCallRequest(path: get.path, headers: request.headers, kind: kind, schema: schema, viaGet: true)
+        return nil
+      }
       _ = try WebCallRequest(path: request.path, headers: request.headers, kind: kind, schema: schema)
       return nil
     } catch {
-      let (status, contentType, body) = error.answer(kind: kind, codec: ProtoJSONCodec(schema: schema))
-      return WebAnswer(
-        status: status,
-        headers: [("content-type", contentType)] + cors.responseHeaders(origin: request.header("origin")), body: body)
+      return answer(error, kind: kind, origin: origin)
     }
+  }
+
+  /// `failure` as the request's protocol writes it, with CORS headers for `origin`.
+  private func answer(_ failure: ConnectFailure, kind: ConnectRequestKind, origin: String?) -> WebAnswer {
+    let (status, contentType, body) = failure.answer(kind: kind, codec: ProtoJSONCodec(schema: schema()))
+    return WebAnswer(
+      status: status, headers: [("content-type", contentType)] + cors.responseHeaders(origin: origin), body: body)
   }
 
   /// A file of the web app; 304 when the browser has it already.

@@ -11,10 +11,10 @@ internal import ServiceKit
 struct RelayRouter: Sendable {
   let directory: DomainDirectory
   let deadline: CallDeadline
-  /// The gateway's own gRPC server, on loopback.
-  let gatewayServer: DomainEndpoint
+  /// The transport of the gateway's own gRPC server, in this process.
+  let local: LocalServerTransport
   let maxRequestMessageBytes: Int
-  /// TLS towards the domains (not towards the gateway's own server on loopback); nil: h2c.
+  /// TLS towards the domains; nil: h2c.
   let upstreamTLS: NIOSSLContext?
   /// The gateway's web side: what answers web requests that are no call (pages, preflights,
   /// refusals), and how long an HTTP/1.1 request may take to arrive whole. nil: the public port
@@ -22,14 +22,14 @@ struct RelayRouter: Sendable {
   var web: (responder: WebResponder, requestTimeout: Duration)?
 
   init(
-    directory: DomainDirectory, deadline: CallDeadline, gatewayServer: DomainEndpoint, maxRequestMessageBytes: Int,
+    directory: DomainDirectory, deadline: CallDeadline, local: LocalServerTransport, maxRequestMessageBytes: Int,
     upstreamTLS: NIOSSLContext? = nil, web: (responder: WebResponder, requestTimeout: Duration)? = nil
   ) {
     self.web = web
     self.upstreamTLS = upstreamTLS
     self.directory = directory
     self.deadline = deadline
-    self.gatewayServer = gatewayServer
+    self.local = local
     self.maxRequestMessageBytes = maxRequestMessageBytes
   }
 

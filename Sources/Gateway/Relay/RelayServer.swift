@@ -10,7 +10,7 @@ internal import ServiceKit
 internal import ServiceLifecycle
 
 /// The gateway's public port: an HTTP/2 server (`RelayConnection`) whose every stream is relayed
-/// (`RelayedCall`) to a domain or to the gateway's own gRPC server on loopback. Stops on graceful shutdown by
+/// (`RelayedCall`) to a domain or to the gateway's own gRPC server in this process. Stops on graceful shutdown by
 /// refusing new connections, sending GOAWAY and letting calls in flight finish.
 final class RelayServer: Service, Sendable {
   private let host: String

@@ -5,22 +5,31 @@ internal import Tracing
 /// The gateway's hop of a call it relays to a domain, as a span: a child of the client's W3C
 /// `traceparent` (or the root of a new trace), named "package.Service/Method", with the intent
 /// class and the replica it went to; the domain continues it (the upstream request's
-/// `traceparent` is this span). Made only when tracing is on. Used on the call's event loop.
+/// `traceparent` is this span). A web call's span says its protocol: `rpc.system` is
+/// `connect_rpc` for Connect (OpenTelemetry's name), `grpc` for gRPC-Web, and
+/// `intentmesh.web.protocol` and `intentmesh.web.codec` name the exact form. Made only when
+/// tracing is on. Used on the call's event loop.
 struct RelayTrace {
   let span: any Span
 
   /// The span of a call to `path` from a client that sent `headers`, going to `endpoint`; nil when
   /// tracing is off.
-  static func start(path: String, headers: HPACKHeaders, endpoint: DomainEndpoint, intentClass: String?)
-    -> RelayTrace?
-  {
+  /// `web`: the form of a Connect or gRPC-Web call (nil: gRPC).
+  static func start(
+    path: String, headers: HPACKHeaders, endpoint: DomainEndpoint, intentClass: String?,
+    web: ConnectRequestKind? = nil
+  ) -> RelayTrace? {
     guard TraceExport.isEnabled else { return nil }
     var parent = ServiceContext.topLevel
     InstrumentationSystem.instrument.extract(headers, into: &parent, using: HPACKExtractor())
     let name = path.hasPrefix("/") ? String(path.dropFirst()) : path
     let span = InstrumentationSystem.tracer.startSpan(name, context: parent, ofKind: .server)
     let parts = name.split(separator: "/")
-    span.attributes["rpc.system"] = "grpc"
+    span.attributes["rpc.system"] = web?.rpcSystem ?? "grpc"
+    if let web {
+      span.attributes["intentmesh.web.protocol"] = web.protocolName
+      span.attributes["intentmesh.web.codec"] = web.codec == .json ? "json" : "proto"
+    }
     if parts.count == 2 {
       span.attributes["rpc.service"] = String(parts[0])
       span.attributes["rpc.method"] = String(parts[1])

@@ -19,7 +19,8 @@ final class RelayedCall {
   private let state: RelayLoopState
   private let client: any RelayCallClient
   private let clientStream: RelayStream
-  private var upstream: RelayConnection?
+  /// Where the request goes: a domain's HTTP/2 connection, or the gateway's own server in process.
+  private var upstream: (any RelayUpstream)?
   private var upstreamStream: RelayStream?
   /// Where the upstream stream goes (to open it again elsewhere should its connection go away
   /// before announcing it).
@@ -63,14 +64,16 @@ final class RelayedCall {
     self.client = client
     self.clientStream = stream
     self.state = state
-    path = headers.first(name: ":path") ?? ""
-    passThrough = RelayRouter.passThrough[path]
     let forWebSide =
       overHTTP1
       || RelayRouter.isForWebSide(
         method: headers.first(name: ":method"), contentType: headers.first(name: "content-type"))
     // A Connect or gRPC-Web call the relay can carry goes on as gRPC; what else is not gRPC, to the web side.
-    web = forWebSide ? state.router.webTranslation(for: headers) : nil
+    let web = forWebSide ? state.router.webTranslation(for: headers) : nil
+    self.web = web
+    // The method's path (a Connect GET's without its query).
+    path = web?.path ?? headers.first(name: ":path") ?? ""
+    passThrough = RelayRouter.passThrough[path]
     webAnswer = forWebSide && web == nil && state.router.web != nil ? WebRequestCollector(headers: headers) : nil
     webRequestEndedAtOnce = forWebSide && endStream
     encoded = web == nil && (headers.first(name: "grpc-encoding").map { $0 != "identity" } ?? false)
@@ -110,7 +113,7 @@ final class RelayedCall {
 
   // MARK: Events from the connections
 
-  func received(headers: HPACKHeaders, endStream: Bool, on stream: RelayStream, from connection: RelayConnection) {
+  func received(headers: HPACKHeaders, endStream: Bool, on stream: RelayStream, from connection: any RelayUpstream) {
     if stream === clientStream {
       if web != nil || webAnswer != nil { return webRequest(.headers(headers, endStream: endStream), bytes: 0) }
       requestArrived(.headers(headers, endStream: endStream), bytes: 0)
@@ -123,7 +126,7 @@ final class RelayedCall {
     }
   }
 
-  func received(data: ByteBuffer, endStream: Bool, on stream: RelayStream, from connection: RelayConnection) {
+  func received(data: ByteBuffer, endStream: Bool, on stream: RelayStream, from connection: any RelayUpstream) {
     if stream === clientStream {
       if web != nil || webAnswer != nil {
         return webRequest(.data(data, endStream: endStream), bytes: data.readableBytes)
@@ -167,7 +170,7 @@ final class RelayedCall {
 
   /// `stream` ended without finishing: reset by its peer, refused by a GOAWAY, or its connection
   /// is gone.
-  func streamReset(_ stream: RelayStream, on connection: RelayConnection) {
+  func streamReset(_ stream: RelayStream, on connection: any RelayUpstream) {
     if stream === clientStream {
       clientReset()
     } else if stream === upstreamStream {
@@ -346,27 +349,28 @@ final class RelayedCall {
   }
 
   private func open(to destination: RelayedCallStateMachine.Destination, intentClass: String? = nil) {
-    let endpoint: DomainEndpoint
+    let endpoint: DomainEndpoint?
     switch destination {
-    case .gatewayServer: endpoint = router.gatewayServer
+    case .gatewayServer: endpoint = nil
     case .domain(let domain): endpoint = domain
     }
-    let toDomain = destination.isDomain
     // A unary pass-through request is short: keep it until the domain answers, so that a stream the
     // domain refuses (GOAWAY, lost connection) can still be placed through the gateway's server.
     let streaming = passThrough?.streaming ?? false
     var trace: RelayTrace?
-    let (request, released) = machine.open(to: destination, keepForRetry: toDomain && machine.requestEnded) {
-      guard toDomain else { return $0 }
+    let (request, released) = machine.open(to: destination, keepForRetry: endpoint != nil && machine.requestEnded) {
+      guard let endpoint else { return $0 }
       var headers = router.upstreamHeaders($0, streaming: streaming).0
-      trace = RelayTrace.start(path: path, headers: $0, endpoint: endpoint, intentClass: intentClass)
+      trace = RelayTrace.start(
+        path: path, headers: $0, endpoint: endpoint, intentClass: intentClass, web: web?.kind)
       trace?.inject(into: &headers)
       return headers
     }
     self.trace = trace
     state.routingBytes -= released
     // The gateway's server counts the calls it answers; the relay counts those it takes to a domain.
-    if toDomain { call = state.startedCall(path: path) }
+    guard let endpoint else { return sendToGatewayServer(request) }
+    call = state.startedCall(path: path)
     send(request, to: endpoint)
   }
 
@@ -374,19 +378,30 @@ final class RelayedCall {
   /// than the upstream takes: sent, it would make the upstream end the connection every call shares.
   private func send(_ request: [RelayStream.Outgoing], to endpoint: DomainEndpoint) {
     let (connection, stream) = state.pool.openStream(to: endpoint, for: self)
-    upstream = connection
-    upstreamStream = stream
     upstreamEndpoint = endpoint
-    if case .headers(let first, _)? = request.first, HeaderListCheck.listSize(first) > connection.peerMaxHeaderListSize
-    {
-      return headerListRefused(size: HeaderListCheck.listSize(first), by: connection, stream: stream)
+    send(request, on: stream, of: connection)
+  }
+
+  /// Hands `request` to the gateway's own gRPC server, in this process.
+  private func sendToGatewayServer(_ request: [RelayStream.Outgoing]) {
+    let local = LocalUpstream(
+      for: self, transport: router.local, state: state, messageLimit: router.maxRequestMessageBytes)
+    upstreamEndpoint = nil
+    send(request, on: local.stream, of: local)
+  }
+
+  private func send(_ request: [RelayStream.Outgoing], on stream: RelayStream, of upstream: any RelayUpstream) {
+    self.upstream = upstream
+    upstreamStream = stream
+    if case .headers(let first, _)? = request.first, HeaderListCheck.listSize(first) > upstream.peerMaxHeaderListSize {
+      return headerListRefused(size: HeaderListCheck.listSize(first), by: upstream, stream: stream)
     }
-    for item in request { connection.send(item, on: stream) }
+    for item in request { upstream.send(item, on: stream) }
   }
 
   /// A header list the upstream would not take: sent, it would make the upstream end the
   /// connection every call shares. The stream is reset instead and the relay ends the call.
-  private func headerListRefused(size: Int, by connection: RelayConnection, stream: RelayStream) {
+  private func headerListRefused(size: Int, by connection: any RelayUpstream, stream: RelayStream) {
     connection.reset(stream, code: .cancel)
     guard let (creditClient, trailersOnly) = machine.headerListRefused() else { return }
     state.events.record(
@@ -412,7 +427,7 @@ final class RelayedCall {
 
   private func responseArrived(
     _ item: RelayStream.Outgoing, action: RelayedCallStateMachine.ResponseAction, on stream: RelayStream,
-    from connection: RelayConnection
+    from connection: any RelayUpstream
   ) {
     switch action {
     case .creditUpstream(let bytes):
@@ -532,7 +547,7 @@ final class RelayedCall {
       call = nil
       trace?.end(status: nil, note: "the domain refused the stream: placed again by the gateway's server")
       trace = nil
-      send(request, to: router.gatewayServer)
+      sendToGatewayServer(request)
     case .fail(let toDomain, let trailersOnly):
       failCall(
         status: 14, message: toDomain ? "the domain reset the stream" : "the gateway's server reset the stream",

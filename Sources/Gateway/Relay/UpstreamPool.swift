@@ -68,8 +68,8 @@ final class UpstreamPool {
       return
     }
     let loopBound = NIOLoopBound(connection, eventLoop: eventLoop)
-    // Domains over TLS when the gateway has a CA for them; its own server on loopback never.
-    let tls = endpoint == state?.router.gatewayServer ? nil : state?.router.upstreamTLS
+    // Domains over TLS when the gateway has a CA for them.
+    let tls = state?.router.upstreamTLS
     ClientBootstrap(group: eventLoop)
       .channelOption(.socketOption(.tcp_nodelay), value: 1)
       .connectTimeout(.seconds(2))

@@ -89,7 +89,26 @@ final class FakeDomain: Intentmesh_V1_IntentsExtension.ServiceProtocol, Sendable
     request: ServerRequest<Intentmesh_V1_ResolveRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_V1_ResolveResponse> {
     record("Resolve", request.metadata)
-    if resolveDelay > .zero { try await Task.sleep(for: resolveDelay) }
+    if resolveDelay > .zero {
+      // The delay, unless the caller leaves first (grpc-swift says so through the context).
+      let delay = resolveDelay
+      let left = try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask {
+          try await Task.sleep(for: delay)
+          return false
+        }
+        group.addTask {
+          try await context.cancellation.cancelled
+          return true
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? false
+      }
+      if left {
+        record("Resolve cancelled", request.metadata)
+        throw RPCError(code: .cancelled, message: "the caller left")
+      }
+    }
     return ServerResponse(
       message: .with {
         $0.resolvedIntent = request.message.intent

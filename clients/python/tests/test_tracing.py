@@ -9,6 +9,7 @@ trace id.
 Every test starts traces of its own (a fresh trace id in its `traceparent`) and looks only at those:
 the spans come in batches (OTEL_BSP_SCHEDULE_DELAY=100 ms), so a test polls the receiver until the
 spans it expects are there, with a deadline."""
+import http.client
 import os
 import re
 import secrets
@@ -440,6 +441,53 @@ def test_interact_traces_the_gateways_own_calls_to_the_domain(traced):
     resolved = one(spans, service="messaging-service", name="Resolve INSendMessageIntent")
     assert (resolved.kind, resolved.parent) == (INTERNAL, resolve_server.span_id), tree(spans)
     assert resolved.attributes.get("intentmesh.outcome") == "complete", resolved
+
+
+def traced_connect(stack, path, request):
+    """`request` POSTed to the gateway as a Connect unary call (binary) over HTTP/1.1, with Diana's
+    token, as a client span of a fresh trace: that span, once the call answered 200."""
+    client = Traceparent()
+    host, port = stack.address("gateway").rsplit(":", 1)
+    connection = http.client.HTTPConnection(host, int(port), timeout=s.TIMEOUT)
+    try:
+        connection.request("POST", path, body=request.SerializeToString(), headers={
+            "content-type": "application/proto", "authorization": f"Bearer {stack.token}",
+            "traceparent": client.header})
+        answer = connection.getresponse()
+        assert answer.status == 200, answer.read()
+        answer.read()
+    finally:
+        connection.close()
+    return client
+
+
+def test_web_calls_are_traced_with_their_protocol(traced):
+    """A Connect JSON Resolve relayed to messaging-service: the gateway's span says rpc.system
+    connect_rpc, the web protocol and codec, under the client's span, and the domain continues it.
+    A Connect Interact, answered by the gateway's own server in process: its server span is the
+    client's child, and the calls it makes to the domain hang under it."""
+    client = traced_connect(traced, f"/{EXTENSION}/Resolve",
+                            ext_pb2.ResolveRequest(context=s.context(), intent=message_intent()))
+    resolve = f"{EXTENSION}/Resolve"
+    spans = wait_trace(traced, client.trace_id, ("gateway", resolve), ("messaging-service", resolve))
+    relay = one(spans, service="gateway", name=resolve)
+    assert (relay.kind, relay.parent) == (SERVER, client.span_id), tree(spans)
+    assert relay.attributes.get("rpc.system") == "connect_rpc", relay
+    assert relay.attributes.get("intentmesh.web.protocol") == "connect", relay
+    assert relay.attributes.get("intentmesh.web.codec") == "proto", relay
+    assert relay.attributes.get("intentmesh.relay.upstream") == traced.address("messaging-service"), relay
+    server = one(spans, service="messaging-service", name=resolve)
+    assert server.parent == relay.span_id, tree(spans)
+
+    client = traced_connect(traced, f"/{GATEWAY_API}/Interact",
+                            gw.InteractRequest(context=s.context(), intent=message_intent()))
+    name = f"{GATEWAY_API}/Interact"
+    spans = wait_trace(traced, client.trace_id, ("gateway", name), ("gateway", resolve, CLIENT),
+                       ("messaging-service", resolve))
+    own = one(spans, service="gateway", name=name)
+    assert (own.kind, own.parent) == (SERVER, client.span_id), tree(spans)
+    for call in matching(spans, service="gateway", kind=CLIENT):
+        assert call.parent == own.span_id, tree(spans)
 
 
 def test_a_call_without_traceparent_starts_a_trace_at_the_gateway(traced):

@@ -15,7 +15,7 @@ struct RelayedCallStateMachine {
 
   /// Where an upstream stream goes.
   enum Destination: Equatable {
-    /// The gateway's own gRPC server on loopback, which answers or places the call itself.
+    /// The gateway's own gRPC server (in this process: `LocalUpstream`), which answers or places the call itself.
     case gatewayServer
     case domain(DomainEndpoint)
 

@@ -87,12 +87,29 @@ struct WebCallTranslation {
   init?(
     headers: HPACKHeaders, schema: ProtoSchema, cors policy: CORSPolicy, maxMessageBytes: Int, deadline: CallDeadline
   ) {
-    guard headers.first(name: ":method") == "POST", let path = headers.first(name: ":path"),
-      let kind = headers.first(name: "content-type").flatMap(ConnectRequestKind.init(contentType:))
-    else { return nil }
+    guard let target = headers.first(name: ":path") else { return nil }
+    let path: String
+    let kind: ConnectRequestKind
+    // A Connect GET carries its message in the query: the body it would have had.
+    var query: ConnectGetRequest?
+    switch headers.first(name: ":method") {
+    case "POST":
+      guard let type = headers.first(name: "content-type").flatMap(ConnectRequestKind.init(contentType:)) else {
+        return nil
+      }
+      (path, kind) = (target, type)
+    case "GET":
+      guard let get = try? ConnectGetRequest.parse(target) else { return nil }
+      (path, kind, query) = (get.path, .unary(get.codec), get)
+    default:
+      return nil
+    }
     var plain: [(String, String)] = []
     for (name, value, _) in headers where !name.hasPrefix(":") { plain.append((name, value)) }
-    guard let request = try? WebCallRequest(path: path, headers: plain, kind: kind, schema: schema) else { return nil }
+    guard
+      let request = try? WebCallRequest(path: path, headers: plain, kind: kind, schema: schema, viaGet: query != nil)
+    else { return nil }
+    body = query.map { ByteBuffer(bytes: $0.message) }
     self.kind = kind
     self.path = path
     self.request = request

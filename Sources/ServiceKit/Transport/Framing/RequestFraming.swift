@@ -74,14 +74,14 @@ struct RequestFraming: Sendable, Equatable {
 }
 
 /// A request message cut short by END_STREAM, and how the status names it.
-enum IncompleteRequestMessage: Sendable, Equatable {
+package enum IncompleteRequestMessage: Sendable, Equatable {
   /// The request ended `received` bytes into a message's 5-byte prefix.
   case prefix(received: Int)
   /// The request ended `received` bytes into a message whose prefix promised `length` bytes.
   case body(received: Int, length: Int)
 
   /// The status message (plain ASCII, so it needs no percent-encoding in `grpc-message`).
-  var statusMessage: String {
+  package var statusMessage: String {
     switch self {
     case .prefix(let received):
       "Incomplete request message: the request ended \(received) of \(RequestFraming.prefixBytes) bytes into a "

@@ -151,6 +151,7 @@ extension Intentmesh_V1_IntentsExtension {
     /// > Source IDL Documentation:
     /// >
     /// > An Intents extension: resolve each parameter, confirm, handle; configure views; take vocabulary.
+    /// > Methods without side effects say so (idempotency_level): Connect clients may call them with GET.
     package protocol StreamingServiceProtocol: GRPCCore.RegistrableRPCService {
         /// Handle the "Describe" method.
         ///
@@ -291,6 +292,7 @@ extension Intentmesh_V1_IntentsExtension {
     /// > Source IDL Documentation:
     /// >
     /// > An Intents extension: resolve each parameter, confirm, handle; configure views; take vocabulary.
+    /// > Methods without side effects say so (idempotency_level): Connect clients may call them with GET.
     package protocol ServiceProtocol: Intentmesh_V1_IntentsExtension.StreamingServiceProtocol {
         /// Handle the "Describe" method.
         ///
@@ -429,6 +431,7 @@ extension Intentmesh_V1_IntentsExtension {
     /// > Source IDL Documentation:
     /// >
     /// > An Intents extension: resolve each parameter, confirm, handle; configure views; take vocabulary.
+    /// > Methods without side effects say so (idempotency_level): Connect clients may call them with GET.
     package protocol SimpleServiceProtocol: Intentmesh_V1_IntentsExtension.ServiceProtocol {
         /// Handle the "Describe" method.
         ///
@@ -836,6 +839,7 @@ extension Intentmesh_V1_IntentsExtension {
     /// > Source IDL Documentation:
     /// >
     /// > An Intents extension: resolve each parameter, confirm, handle; configure views; take vocabulary.
+    /// > Methods without side effects say so (idempotency_level): Connect clients may call them with GET.
     package protocol ClientProtocol: Sendable {
         /// Call the "Describe" method.
         ///
@@ -1009,6 +1013,7 @@ extension Intentmesh_V1_IntentsExtension {
     /// > Source IDL Documentation:
     /// >
     /// > An Intents extension: resolve each parameter, confirm, handle; configure views; take vocabulary.
+    /// > Methods without side effects say so (idempotency_level): Connect clients may call them with GET.
     package struct Client<Transport>: ClientProtocol where Transport: GRPCCore.ClientTransport {
         private let client: GRPCCore.GRPCClient<Transport>
 

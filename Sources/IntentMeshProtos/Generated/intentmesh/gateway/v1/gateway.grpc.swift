@@ -96,7 +96,8 @@ extension Intentmesh_Gateway_V1_Gateway {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > What Siri does between the user and the apps, as a service.
+    /// > What Siri does between the user and the apps, as a service. Methods without side effects say so
+    /// > (idempotency_level): Connect clients may call them with GET, and caches keep the answers.
     package protocol StreamingServiceProtocol: GRPCCore.RegistrableRPCService {
         /// Handle the "Interact" method.
         ///
@@ -164,7 +165,8 @@ extension Intentmesh_Gateway_V1_Gateway {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > What Siri does between the user and the apps, as a service.
+    /// > What Siri does between the user and the apps, as a service. Methods without side effects say so
+    /// > (idempotency_level): Connect clients may call them with GET, and caches keep the answers.
     package protocol ServiceProtocol: Intentmesh_Gateway_V1_Gateway.StreamingServiceProtocol {
         /// Handle the "Interact" method.
         ///
@@ -230,7 +232,8 @@ extension Intentmesh_Gateway_V1_Gateway {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > What Siri does between the user and the apps, as a service.
+    /// > What Siri does between the user and the apps, as a service. Methods without side effects say so
+    /// > (idempotency_level): Connect clients may call them with GET, and caches keep the answers.
     package protocol SimpleServiceProtocol: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
         /// Handle the "Interact" method.
         ///
@@ -420,7 +423,8 @@ extension Intentmesh_Gateway_V1_Gateway {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > What Siri does between the user and the apps, as a service.
+    /// > What Siri does between the user and the apps, as a service. Methods without side effects say so
+    /// > (idempotency_level): Connect clients may call them with GET, and caches keep the answers.
     package protocol ClientProtocol: Sendable {
         /// Call the "Interact" method.
         ///
@@ -501,7 +505,8 @@ extension Intentmesh_Gateway_V1_Gateway {
     ///
     /// > Source IDL Documentation:
     /// >
-    /// > What Siri does between the user and the apps, as a service.
+    /// > What Siri does between the user and the apps, as a service. Methods without side effects say so
+    /// > (idempotency_level): Connect clients may call them with GET, and caches keep the answers.
     package struct Client<Transport>: ClientProtocol where Transport: GRPCCore.ClientTransport {
         private let client: GRPCCore.GRPCClient<Transport>
 
