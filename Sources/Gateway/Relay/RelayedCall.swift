@@ -319,7 +319,7 @@ final class RelayedCall {
     releaseWebHeld()
     guard let held = machine.refuse(refusal) else { return }
     state.routingBytes -= held
-    failCall(status: refusal.status, message: message(for: refusal), trailersOnly: true)
+    failCall(refusal.status, message: message(for: refusal), trailersOnly: true)
     client.credit(clientStream, held)
   }
 
@@ -408,7 +408,8 @@ final class RelayedCall {
       "call_refused", code: "HEADER_LIST",
       detail: "\(size) bytes for an upstream taking \(connection.peerMaxHeaderListSize)")
     failCall(
-      status: 8, message: message(for: .headerListTooLarge(size: size, limit: connection.peerMaxHeaderListSize)),
+      .resourceExhausted,
+      message: message(for: .headerListTooLarge(size: size, limit: connection.peerMaxHeaderListSize)),
       trailersOnly: trailersOnly)
     client.credit(clientStream, creditClient)
   }
@@ -471,7 +472,7 @@ final class RelayedCall {
     if machine.isRouting { return refuse(.webRequest(ConnectFailure(code: .deadlineExceeded, message: message))) }
     if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }
     guard let (creditClient, trailersOnly) = machine.endedByRelay() else { return }
-    failCall(status: Status.Code.deadlineExceeded.rawValue, message: message, trailersOnly: trailersOnly)
+    failCall(.deadlineExceeded, message: message, trailersOnly: trailersOnly)
     client.credit(clientStream, creditClient)
   }
 
@@ -491,18 +492,20 @@ final class RelayedCall {
   }
 
   /// Ends the client's stream with a gRPC status: trailers-only if nothing was sent yet.
-  private func failCall(status: Int, message: String, trailersOnly: Bool) {
+  private func failCall(_ code: Status.Code, message: String, trailersOnly: Bool) {
+    let status = code.rawValue
     if webAnswer != nil {
       // Not a gRPC stream: a plain answer with the HTTP status of the code.
       webAnswer = nil
-      let code = RPCError.Code(Status.Code(rawValue: status) ?? .unknown) ?? .unknown
-      for item in WebRequestCollector.items(of: .plain(ConnectCode.httpStatus(code), message)) {
+      for item in WebRequestCollector.items(
+        of: .plain(ConnectCode.httpStatus(RPCError.Code(code) ?? .unknown), message))
+      {
         client.send(item, on: clientStream)
       }
       return
     }
     if var web {
-      let pieces = web.fail(status: status, message: message)
+      let pieces = web.fail(code, message: message)
       self.web = web
       callEnded(status: "\(status)", message: message)
       return sendToClient(pieces)
@@ -529,7 +532,7 @@ final class RelayedCall {
     guard let (released, creditClient, creditUpstream) = machine.clientReset() else { return }
     state.routingBytes -= released
     if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }
-    if call != nil || trace != nil { callEnded(status: "1") }  // the client cancelled
+    if call != nil || trace != nil { callEnded(status: "\(Status.Code.cancelled.rawValue)") }
     client.credit(clientStream, creditClient)
     self.creditUpstream(creditUpstream)
   }
@@ -550,7 +553,7 @@ final class RelayedCall {
       sendToGatewayServer(request)
     case .fail(let toDomain, let trailersOnly):
       failCall(
-        status: 14, message: toDomain ? "the domain reset the stream" : "the gateway's server reset the stream",
+        .unavailable, message: toDomain ? "the domain reset the stream" : "the gateway's server reset the stream",
         trailersOnly: trailersOnly)
     }
   }

@@ -167,7 +167,7 @@ struct WebCallTranslationTests {
     let frame = text.responseData(ByteBuffer(bytes: Self.envelope(Self.serving)), endStream: false)
     #expect(Self.bytes(frame.pieces[0].item) == GRPCWebText.encoded(Self.envelope(Self.serving)))
     #expect(frame.pieces[0].sourceBytes == 7)
-    let end = text.fail(status: 14, message: "gone")
+    let end = text.fail(.unavailable, message: "gone")
     #expect(
       GRPCWebText.decoded(Self.bytes(end[0].item))
         == Self.envelope(Array("grpc-status:14\r\ngrpc-message:gone\r\n".utf8), flags: 0x80))

@@ -85,13 +85,13 @@ struct RelayedCallStateMachine {
     case webRequest(ConnectFailure)
 
     /// The gRPC status the client gets.
-    var status: Int {
+    var status: Status.Code {
       switch self {
-      case .messageTooLarge, .routingBudget, .largeRequestBudget, .headerListTooLarge: 8
-      case .compressedWithoutEncoding: 13
-      case .firstMessageTimeout: 4
-      case .domainUnavailable: 14
-      case .webRequest(let failure): failure.code.rawValue
+      case .messageTooLarge, .routingBudget, .largeRequestBudget, .headerListTooLarge: .resourceExhausted
+      case .compressedWithoutEncoding: .internalError
+      case .firstMessageTimeout: .deadlineExceeded
+      case .domainUnavailable: .unavailable
+      case .webRequest(let failure): Status.Code(failure.code)
       }
     }
   }

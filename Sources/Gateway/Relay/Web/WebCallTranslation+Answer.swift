@@ -43,7 +43,7 @@ extension WebCallTranslation {
     var output: Output
     switch response {
     case .waiting:
-      output = Output(pieces: fail(status: 13, message: "the upstream sent a message before its headers"))
+      output = Output(pieces: fail(.internalError, message: "the upstream sent a message before its headers"))
       output.absorbed = bytes
       return output
     case .unary(let headers, var body):
@@ -54,7 +54,7 @@ extension WebCallTranslation {
       response = .unary(headers: headers, body: body)
       output = Output(absorbed: bytes)
       if body!.readableBytes > Self.maxHeldAnswerBytes {
-        output.pieces = fail(status: 8, message: answerTooLarge)
+        output.pieces = fail(.resourceExhausted, message: answerTooLarge)
       }
     case .streaming(var pending, var owed):
       response = .modifying
@@ -75,13 +75,13 @@ extension WebCallTranslation {
       } catch {
         response = .streaming(pending: nil, owed: 0)
         output.absorbed = owed
-        output.pieces += fail(status: 13, message: "the answer could not be written as JSON: \(error)")
+        output.pieces += fail(.internalError, message: "the answer could not be written as JSON: \(error)")
         break
       }
       if pending!.readableBytes > Self.maxHeldAnswerBytes {
         response = .streaming(pending: nil, owed: 0)
         output.absorbed = owed
-        output.pieces += fail(status: 8, message: answerTooLarge)
+        output.pieces += fail(.resourceExhausted, message: answerTooLarge)
         break
       }
       if owed > RelaySettings.initialWindowSize / 2 {
@@ -96,7 +96,7 @@ extension WebCallTranslation {
       preconditionFailure("WebCallTranslation: an event found the answer being modified")
     }
     if endStream, !isEnded {
-      output.pieces += fail(status: 13, message: "the upstream ended its answer without a status")
+      output.pieces += fail(.internalError, message: "the upstream ended its answer without a status")
     }
     return output
   }
@@ -153,7 +153,7 @@ extension WebCallTranslation {
       guard let envelopes = ConnectEnvelope.split(framed), envelopes.count == 1 else {
         let count = ConnectEnvelope.split(framed)?.count ?? 0
         response = previous
-        return fail(status: 13, message: "the method answered \(count) messages, not one", trailers: trailers)
+        return fail(.internalError, message: "the method answered \(count) messages, not one", trailers: trailers)
       }
       var message = envelopes[0].payload
       if codec == .json {
@@ -161,7 +161,7 @@ extension WebCallTranslation {
           message = Array(try self.codec.decode(message, as: request.method.outputType).text.utf8)
         } catch {
           response = previous
-          return fail(status: 13, message: "the answer could not be written as JSON: \(error)", trailers: trailers)
+          return fail(.internalError, message: "the answer could not be written as JSON: \(error)", trailers: trailers)
         }
       }
       var head = head(status: 200, metadata: headers, trailers: lines)
@@ -172,7 +172,7 @@ extension WebCallTranslation {
       ]
     case (.unary, _):
       response = previous
-      return fail(status: 13, message: "the method answered no message", trailers: trailers)
+      return fail(.internalError, message: "the method answered no message", trailers: trailers)
     case (.stream, _):
       let end = JSONValue.object([("metadata", ConnectMetadata.json(of: lines))])
       return headIfNone(previous) + [
@@ -186,6 +186,11 @@ extension WebCallTranslation {
   /// Ends the client's answer with a status that is not OK: `status` and `message` as the web
   /// protocol writes an error, with the upstream's `details` and `trailers` if it sent them.
   /// Nothing once the answer is complete.
+  mutating func fail(_ code: Status.Code, message: String, trailers: HPACKHeaders = [:]) -> [Piece] {
+    fail(status: code.rawValue, message: message, trailers: trailers)
+  }
+
+  /// `fail(_:message:trailers:)` with a status as the upstream sent it (any number, known or not).
   mutating func fail(status: Int, message: String, details: [UInt8]? = nil, trailers: HPACKHeaders = [:]) -> [Piece] {
     let previous = response
     guard !isEnded else { return [] }
