@@ -4,6 +4,7 @@ import NIOCore
 import NIOEmbedded
 import ProtoJSON
 import ServiceKit
+import SwiftProtobuf
 
 @testable import Gateway
 
