@@ -205,6 +205,11 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
+    // Words to intents: interaction models (sample utterances with slots), their check against the
+    // intents they speak of, and the matcher the gateway's Understand runs. Plain Swift: no protos,
+    // no networking, no store.
+    .target(name: "Understanding", swiftSettings: strictSettings),
+
     // The one SQLite setting Swift cannot make itself (sqlite3_db_config is variadic).
     .target(name: "CSQLiteOptions", dependencies: [sqliteNIO]),
 
@@ -214,7 +219,7 @@ let package = Package(
     .target(
       name: "IntentsKit",
       dependencies: [
-        "IntentMeshCore", "IntentMeshProtos", grpcCore, swiftProtobuf, logging, sqlKit,
+        "IntentMeshCore", "IntentMeshProtos", "Understanding", grpcCore, swiftProtobuf, logging, sqlKit,
       ],
       swiftSettings: strictSettings
     ),
@@ -225,7 +230,7 @@ let package = Package(
       name: "IntentsRuntime",
       dependencies: [
         "IntentsKit", "CSQLiteOptions", "ServiceKit", "IntentMeshCore", "IntentMeshProtos", "ReflectionProtos",
-        grpcCore, grpcProtobuf,
+        "Understanding", grpcCore, grpcProtobuf,
         grpcHTTP2, swiftProtobuf, logging, serviceLifecycle, unixSignals, sqlKit, sqliteKit, sqliteNIO, postgresKit,
         postgresNIO, nioCore, nioPosix, nioHTTP1, nioSSL, argumentParser, prometheus, crypto, tracing,
       ],
@@ -244,11 +249,12 @@ let package = Package(
       swiftSettings: strictSettings
     ),
 
-    // zlib, for the compressed calls the gateway's own gRPC server takes in process.
-    .systemLibrary(
+    // zlib, for the compressed calls the gateway's own gRPC server takes in process (zlib's types
+    // stay in the C file: grpc-swift's transport has its own module over zlib.h).
+    .target(
       name: "CZlib",
       path: "Sources/CZlib",
-      providers: [.apt(["zlib1g-dev"])]
+      linkerSettings: [.linkedLibrary("z")]
     ),
 
     // Domains: business logic and storage, no networking.
@@ -298,7 +304,8 @@ let package = Package(
     .target(
       name: "Gateway",
       dependencies: [
-        "ServiceKit", "ProtoJSON", "IntentMeshCore", "IntentMeshProtos", "CZlib", grpcCore, grpcProtobuf, grpcHTTP2,
+        "ServiceKit", "ProtoJSON", "IntentMeshCore", "IntentMeshProtos", "Understanding", "CZlib", grpcCore,
+        grpcProtobuf, grpcHTTP2,
         swiftProtobuf, logging, serviceLifecycle,
         unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL, nioHTTP1, nioHTTP2,
         tracing,
@@ -415,6 +422,11 @@ let package = Package(
         grpcCore,
         grpcInProcess, grpcProtobuf, swiftProtobuf, sqlKit, logging,
       ],
+      swiftSettings: strictSettings
+    ),
+    .testTarget(
+      name: "UnderstandingTests",
+      dependencies: ["Understanding"],
       swiftSettings: strictSettings
     ),
     .testTarget(

@@ -3,7 +3,7 @@ internal import GRPCCore
 internal import GRPCNIOTransportHTTP2
 package import Logging
 internal import NIOCore
-package import ServiceLifecycle
+internal import ServiceLifecycle
 internal import ServiceKit
 
 /// The whole gateway, assembled once from its configuration: the directory of domains and their
@@ -54,8 +54,11 @@ package final class GatewayApplication: Service, Sendable {
       directory: directory,
       services: ["intentmesh.gateway.v1.Gateway", "intentmesh.v1.IntentsExtension", "grpc.health.v1.Health"],
       relayed: { relayed ? Array(directory.table.appServices.keys) : [] })
+    let understanding = UnderstandingIndex(directory: directory, schema: { reflectionIndex.schema() }, logger: logger)
     let services: [any RegistrableRPCService] = [
-      GatewayExtensionService(router: router), GatewayService(router: router, layouts: configuration.layouts),
+      GatewayExtensionService(router: router),
+      GatewayService(
+        router: router, layouts: configuration.layouts, understander: Understander(index: understanding)),
       HealthService(board: board), ReflectionService(index: reflectionIndex.index),
     ]
     let interceptors: [any ServerInterceptor] = [

@@ -50,6 +50,7 @@ def serve(options):
     from intentmesh.v1 import extension_service_pb2, extension_service_pb2_grpc
     from intentmesh.workouts.v1 import app_pb2_grpc
 
+    from . import interaction_model
     from . import manifest as manifests
     from .app_service import SERVICE_NAME as APP_SERVICE, UnicornFitApp
     from .catalog import Catalog
@@ -71,6 +72,7 @@ def serve(options):
     plists = manifests.Plists.load(options.manifest)
     handlers = make_handlers(Catalog.from_plist(plists.vocabulary))
     manifest = manifests.build(plists, handlers, [APP_SERVICE])
+    interaction_model.add(options.manifest, manifest)
 
     limit = options.max_message_bytes
     server = grpc.server(

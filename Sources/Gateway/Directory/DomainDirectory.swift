@@ -30,6 +30,8 @@ final class DomainDirectory: Sendable {
     var statuses: [DomainEndpoint: DomainStatus]
     var table = RoutingTable(manifests: [])
     var descriptorChanges = 0
+    /// Grows whenever the manifests or the domains' descriptors change.
+    var generation = 0
   }
 
   let refreshInterval: Duration
@@ -59,6 +61,10 @@ final class DomainDirectory: Sendable {
   /// The current routing table.
   var table: RoutingTable { state.withLock { $0.table } }
 
+  /// A count that grows whenever a domain's manifest or descriptors change: what is built from
+  /// them is built again only then.
+  var generation: Int { state.withLock { $0.generation } }
+
   /// Called when a replica's connection fails (its health watch ends): discovery resolves again.
   func onConnectionLost(_ action: @escaping @Sendable (DomainEndpoint) -> Void) {
     connectionLost.withLock { $0 = action }
@@ -82,7 +88,11 @@ final class DomainDirectory: Sendable {
       for connection in fresh { state.statuses[connection.endpoint] = DomainStatus() }
       for connection in leaving { state.statuses[connection.endpoint] = nil }
       state.draining += leaving
-      if !leaving.isEmpty { state.descriptorChanges += 1 }
+      if !leaving.isEmpty {
+        state.descriptorChanges += 1
+        state.generation += 1
+        state.generation += 1
+      }
       Self.rebuildTable(&state)
       return leaving
     }
@@ -219,6 +229,7 @@ final class DomainDirectory: Sendable {
         else { return }
         state.statuses[connection.endpoint]?.descriptors = descriptors
         state.descriptorChanges += 1
+        state.generation += 1
       }
     } catch {
       // A domain without reflection is not asked again for this manifest; any other failure (a
@@ -243,9 +254,11 @@ final class DomainDirectory: Sendable {
   }
 
   private static func rebuildTable(_ state: inout State) {
-    state.table = RoutingTable(
+    let table = RoutingTable(
       manifests: state.connections.compactMap { connection in
         state.statuses[connection.endpoint]?.manifest.map { (connection.endpoint, $0) }
       })
+    if table.manifests != state.table.manifests { state.generation += 1 }
+    state.table = table
   }
 }

@@ -43,11 +43,15 @@ struct RoutingTable: Sendable {
   /// A domain's app-side gRPC service (e.g. "intentmesh.payments.v1.UnicornPayApp") → the
   /// replicas serving it, from the manifests' `app_services`.
   let appServices: [String: [DomainEndpoint]]
+  /// Each app's manifest (its first replica's), in the domain list's order.
+  let manifests: [Intentmesh_V1_ExtensionManifest]
 
   init(manifests: [(DomainEndpoint, Intentmesh_V1_ExtensionManifest)]) {
     var routes: [String: [Route]] = [:]
     var appServices: [String: [DomainEndpoint]] = [:]
+    var apps: [Intentmesh_V1_ExtensionManifest] = []
     for (endpoint, manifest) in manifests {
+      if !apps.contains(where: { $0.appName == manifest.appName }) { apps.append(manifest) }
       for service in manifest.appServices
       where !Self.isReserved(service) && !(appServices[service]?.contains(endpoint) ?? false) {
         appServices[service, default: []].append(endpoint)
@@ -69,6 +73,7 @@ struct RoutingTable: Sendable {
     }
     self.routes = routes
     self.appServices = appServices
+    self.manifests = apps
   }
 
   /// Whether `service` is one the gateway answers itself (its own API, the Intents extension it

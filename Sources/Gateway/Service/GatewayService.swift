@@ -4,23 +4,51 @@ internal import IntentMeshProtos
 internal import ServiceKit
 internal import IntentMeshCore
 
-/// `intentmesh.gateway.v1.Gateway`: the conversation, the layout, the routing table.
+/// `intentmesh.gateway.v1.Gateway`: the conversation (from an intent or from words), the layout,
+/// the routing table, and words to intents.
 struct GatewayService: Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
   let router: GatewayRouter
   let layouts: LayoutBuilder
+  let understander: Understander
 
-  init(router: GatewayRouter, layouts: LayoutBuilder = LayoutBuilder()) {
+  init(router: GatewayRouter, layouts: LayoutBuilder = LayoutBuilder(), understander: Understander) {
     self.router = router
     self.layouts = layouts
+    self.understander = understander
   }
 
   func interact(
     request: ServerRequest<Intentmesh_Gateway_V1_InteractRequest>, context: ServerContext
   ) async throws -> ServerResponse<Intentmesh_Gateway_V1_InteractResponse> {
     _ = try UserIdentity.userID(of: request.message.context)
-    let call = try router.call(
-      for: request.message.intent, context: request.message.context, metadata: request.metadata, elapsed: .zero)
-    return ServerResponse(message: try await Conversation(call: call, layouts: layouts).turn(request.message))
+    var turn = request.message
+    var understood: Intentmesh_Gateway_V1_Candidate?
+    if !turn.text.isEmpty {
+      switch try TextTurn.choose(
+        understander.candidates(text: turn.text, appName: turn.intent.appName, context: turn.context),
+        appName: turn.intent.appName)
+      {
+      case .answer(let answer): return ServerResponse(message: answer)
+      case .intent(let candidate):
+        understood = candidate
+        var intent = candidate.intent
+        intent.identifier = turn.intent.identifier
+        turn.intent = intent
+      }
+    }
+    let call = try router.call(for: turn.intent, context: turn.context, metadata: request.metadata, elapsed: .zero)
+    var response = try await Conversation(call: call, layouts: layouts).turn(turn)
+    if let understood { response.candidates = [understood] }
+    return ServerResponse(message: response)
+  }
+
+  func understand(
+    request: ServerRequest<Intentmesh_Gateway_V1_UnderstandRequest>, context: ServerContext
+  ) async throws -> ServerResponse<Intentmesh_Gateway_V1_UnderstandResponse> {
+    _ = try UserIdentity.userID(of: request.message.context)
+    let candidates = try understander.candidates(
+      text: request.message.text, appName: request.message.appName, context: request.message.context)
+    return ServerResponse(message: .with { $0.candidates = candidates })
   }
 
   func layout(

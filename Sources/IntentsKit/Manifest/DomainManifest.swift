@@ -1,36 +1,63 @@
 internal import SwiftProtobuf
 package import Foundation
 package import IntentMeshProtos
+package import Understanding
 
-/// A domain's manifest: its plists checked against its handlers, served by Describe.
+/// A domain's manifest: its plists and its interaction model checked against its handlers, served
+/// by Describe.
 package struct DomainManifest: Sendable {
   package let info: ExtensionInfoPlist
   package let vocabulary: AppIntentVocabularyPlist
+  /// How people say the intents (`InteractionModel.json`).
+  package let interactionModel: InteractionModel
   package let restrictedWhileLocked: Set<String>
   package let proto: Intentmesh_V1_ExtensionManifest
 
-  /// Reads `Info.plist` and `AppIntentVocabulary.plist` from `directory` and checks them against
-  /// `registry`: every supported class has a handler, every handler is supported, every restricted
-  /// class is supported.
+  /// Reads `Info.plist`, `AppIntentVocabulary.plist` and `InteractionModel.json` from `directory`
+  /// and checks them against `registry`: every supported class has a handler, every handler is
+  /// supported, every restricted class is supported, and the interaction model fits the intents'
+  /// parameters (`InteractionModelCheck`, over the domain's `types`).
   package static func load(
     directory: URL,
     registry: IntentRegistry,
     vocabularyTypes: [Intentmesh_V1_VocabularyStringType],
-    appServices: [String] = []
+    appServices: [String] = [],
+    types: InteractionModelCheck.Types = .none
   ) throws -> DomainManifest {
     let info = try ExtensionInfoPlist.load(from: directory.appendingPathComponent("Info.plist"))
     let vocabulary = try AppIntentVocabularyPlist.load(inManifest: directory)
+    let model = try Self.interactionModel(in: directory)
     return try DomainManifest(
-      info: info, vocabulary: vocabulary, registry: registry, vocabularyTypes: vocabularyTypes,
-      appServices: appServices)
+      info: info, vocabulary: vocabulary, interactionModel: model, registry: registry,
+      vocabularyTypes: vocabularyTypes, appServices: appServices, types: types)
+  }
+
+  /// The manifest folder's `InteractionModel.json`.
+  static func interactionModel(in directory: URL) throws -> InteractionModel {
+    let url = directory.appendingPathComponent("InteractionModel.json")
+    let data: Data
+    do {
+      data = try Data(contentsOf: url)
+    } catch {
+      throw ManifestError.unreadable(
+        path: url.path, underlying: "every domain says how people say its intents there (\(error.localizedDescription))"
+      )
+    }
+    do {
+      return try JSONDecoder().decode(InteractionModel.self, from: data)
+    } catch {
+      throw ManifestError.unreadable(path: url.path, underlying: "not an interaction model: \(error)")
+    }
   }
 
   package init(
     info: ExtensionInfoPlist,
     vocabulary: AppIntentVocabularyPlist,
+    interactionModel: InteractionModel,
     registry: IntentRegistry,
     vocabularyTypes: [Intentmesh_V1_VocabularyStringType],
-    appServices: [String] = []
+    appServices: [String] = [],
+    types: InteractionModelCheck.Types = .none
   ) throws {
     let supported = info.intentsSupported
     let handled = Set(registry.registrations.map(\.intentClass))
@@ -47,8 +74,23 @@ package struct DomainManifest: Sendable {
     if (info.alternativeAppNames?.count ?? 0) > 3 {
       throw ManifestError.inconsistent("INAlternativeAppNames holds at most three names")
     }
+    let declarations = supported.compactMap {
+      try? registry.registration(for: $0).declaration(restrictedWhileLocked: false)
+    }
+    let problems = InteractionModelCheck.problems(
+      of: interactionModel,
+      intents: declarations.map { declaration in
+        InteractionModelCheck.DeclaredIntent(
+          intentClass: declaration.intentClass,
+          parameters: declaration.parameters.map { ($0.keyPath, $0.valueType, $0.isArray) })
+      }, types: types)
+    guard problems.isEmpty else {
+      throw ManifestError.inconsistent(
+        "InteractionModel.json does not fit the intents: " + problems.joined(separator: "; "))
+    }
     self.info = info
     self.vocabulary = vocabulary
+    self.interactionModel = interactionModel
     self.restrictedWhileLocked = Set(info.intentsRestrictedWhileLocked)
     let restricted = restrictedWhileLocked
     self.proto = .with { manifest in
@@ -90,6 +132,7 @@ package struct DomainManifest: Sendable {
       }
       manifest.serviceVersion = info.version ?? ""
       manifest.appServices = appServices
+      manifest.interactionModels = interactionModel.intents.map(Intentmesh_V1_IntentInteractionModel.init)
     }
   }
 }
@@ -100,4 +143,47 @@ extension AppIntentVocabularyPlist {
     let data = try PropertyListSerialization.data(fromPropertyList: [String: Any](), format: .xml, options: 0)
     return try PropertyListDecoder().decode(AppIntentVocabularyPlist.self, from: data)
   }
+}
+
+extension Intentmesh_V1_IntentInteractionModel {
+  /// The model as Describe serves it.
+  package init(_ model: IntentModel) {
+    self.init()
+    intentClass = model.intent
+    samples = model.samples
+    slots = model.slots.map { slot in
+      .with {
+        $0.name = slot.name
+        $0.kind = Intentmesh_V1_SlotKind(slot.kind)
+        $0.enumType = slot.enumType ?? ""
+        $0.path = slot.path ?? ""
+        $0.synonyms = (slot.synonyms ?? [:]).sorted { $0.key < $1.key }.map { value, phrases in
+          .with {
+            $0.value = value
+            $0.phrases = phrases
+          }
+        }
+      }
+    }
+  }
+}
+
+extension Intentmesh_V1_SlotKind {
+  init(_ kind: SlotKind) {
+    switch kind {
+    case .person: self = .person
+    case .money: self = .money
+    case .date: self = .date
+    case .place: self = .place
+    case .text: self = .text
+    case .vocabulary: self = .vocabulary
+    case .enum: self = .enum
+    case .number: self = .number
+    }
+  }
+}
+
+extension InteractionModelCheck.Types {
+  /// Types that know no message and no enum: slots without a path or an enum pass.
+  package static let none = InteractionModelCheck.Types(fieldType: { _, _ in nil }, enumExists: { _ in false })
 }

@@ -37,7 +37,7 @@ package struct PreparedDomain: Sendable {
     let registry = definition.makeRegistry(resources)
     let manifest = try DomainManifest.load(
       directory: manifestDirectory, registry: registry, vocabularyTypes: definition.vocabularyTypes,
-      appServices: definition.appServiceNames)
+      appServices: definition.appServiceNames, types: try EmbeddedProtoTypes.checkTypes())
     let board = HealthStatusBoard()
     let scope = RequestScope(registry: registry, manifest: manifest, now: now, logger: logger)
     let confirmationKey = try await store.write { try await ConfirmationKey.loadOrCreate(in: $0) }

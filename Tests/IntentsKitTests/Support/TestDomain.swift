@@ -103,6 +103,8 @@ enum TestDomain {
     ]
     let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
     try data.write(to: directory.appendingPathComponent("Info.plist"))
+    let model = #"{"intents": [{"intent": "INSendMessageIntent", "slots": [], "samples": ["send a test message"]}]}"#
+    try Data(model.utf8).write(to: directory.appendingPathComponent("InteractionModel.json"))
     return directory
   }
 

@@ -34,49 +34,36 @@ enum MessageDecompression: Equatable {
 
   /// `message` inflated; at most `limit` bytes.
   func inflate(_ message: ByteBuffer, limit: Int) throws(Failure) -> ByteBuffer {
-    var stream = z_stream()
-    // 15: the largest window; +16: gzip's header and trailer instead of zlib's.
-    let windowBits: Int32 = self == .gzip ? 15 + 16 : 15
-    guard czlib_inflate_init(&stream, windowBits) == Z_OK else { throw .corrupt }
-    defer { inflateEnd(&stream) }
     var output = ByteBuffer()
-    var input = Array(message.readableBytesView)
-    let outcome: Failure? = input.withUnsafeMutableBufferPointer { source in
-      stream.next_in = source.baseAddress
-      stream.avail_in = UInt32(source.count)
-      while true {
-        let code = output.writeWithUnsafeMutableBytes(minimumWritableBytes: 16_384) { target in
-          stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
-          stream.avail_out = UInt32(target.count)
-          let before = stream.avail_out
-          let code = CZlib.inflate(&stream, Z_NO_FLUSH)
-          return (code, Int(before - stream.avail_out))
-        }
-        if output.readableBytes > limit { return .tooLarge(limit: limit) }
-        switch code {
-        case Z_STREAM_END: return stream.avail_in == 0 ? nil : .corrupt
-        case Z_OK: continue
-        // Z_BUF_ERROR: no progress possible, the input ended before the stream did.
-        default: return .corrupt
-        }
+    var written: Int64 = -1
+    message.withUnsafeReadableBytes { input in
+      // One byte more than the limit: a message that fills it is over the limit.
+      written = output.writeWithUnsafeMutableBytes(minimumWritableBytes: limit + 1) { target in
+        let count = intentmesh_inflate(
+          input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, self == .gzip ? 1 : 0,
+          target.baseAddress?.assumingMemoryBound(to: UInt8.self), limit + 1)
+        return count
       }
     }
-    if let outcome { throw outcome }
-    return output
+    switch written {
+    case -2: throw .tooLarge(limit: limit)
+    case ..<0: throw .corrupt
+    case Int64(limit + 1)...: throw .tooLarge(limit: limit)
+    default: return output
+    }
   }
 }
 
 extension ByteBuffer {
-  /// Writes with the closure, which returns a value and how many bytes it wrote.
-  fileprivate mutating func writeWithUnsafeMutableBytes<Result>(
-    minimumWritableBytes: Int, _ body: (UnsafeMutableRawBufferPointer) -> (Result, Int)
-  ) -> Result {
-    var result: Result?
+  /// Writes what `body` says it wrote (a negative count: nothing) and returns that count.
+  fileprivate mutating func writeWithUnsafeMutableBytes(
+    minimumWritableBytes: Int, _ body: (UnsafeMutableRawBufferPointer) -> Int64
+  ) -> Int64 {
+    var result: Int64 = -1
     writeWithUnsafeMutableBytes(minimumWritableBytes: minimumWritableBytes) { pointer in
-      let (value, written) = body(pointer)
-      result = value
-      return written
+      result = body(pointer)
+      return result > 0 ? Int(result) : 0
     }
-    return result!
+    return result
   }
 }

@@ -98,6 +98,85 @@ package nonisolated enum Intentmesh_V1_VocabularyStringType: SwiftProtobuf.Enum,
 
 }
 
+/// What a slot's words say, and so how they are read and where they may go.
+package nonisolated enum Intentmesh_V1_SlotKind: SwiftProtobuf.Enum, Swift.CaseIterable {
+  package typealias RawValue = Int
+  case unspecified // = 0
+
+  /// A person's name ("Scott"); for an array parameter, names joined by "and".
+  case person // = 1
+
+  /// An amount of money ("$25", "twenty five euros"; a bare number in the locale's currency).
+  case money // = 2
+
+  /// A date, a time or a span of days ("tomorrow at 9", "next Friday", "last week").
+  case date // = 3
+
+  /// A place by name ("the airport").
+  case place // = 4
+
+  /// Free text, as said.
+  case text // = 5
+
+  /// One of the parameter's vocabulary items (ParameterVocabularies), by one of its phrases.
+  case vocabulary // = 6
+
+  /// One of an enum's cases, by its name in words or a synonym.
+  case `enum` // = 7
+
+  /// A number ("3", "three").
+  case number // = 8
+  case UNRECOGNIZED(Int)
+
+  package init() {
+    self = .unspecified
+  }
+
+  package init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .person
+    case 2: self = .money
+    case 3: self = .date
+    case 4: self = .place
+    case 5: self = .text
+    case 6: self = .vocabulary
+    case 7: self = .enum
+    case 8: self = .number
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  package var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .person: return 1
+    case .money: return 2
+    case .date: return 3
+    case .place: return 4
+    case .text: return 5
+    case .vocabulary: return 6
+    case .enum: return 7
+    case .number: return 8
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  package static let allCases: [Intentmesh_V1_SlotKind] = [
+    .unspecified,
+    .person,
+    .money,
+    .date,
+    .place,
+    .text,
+    .vocabulary,
+    .enum,
+    .number,
+  ]
+
+}
+
 /// A domain's self-description, served by Describe; the gateway routes from it.
 package nonisolated struct Intentmesh_V1_ExtensionManifest: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -131,6 +210,69 @@ package nonisolated struct Intentmesh_V1_ExtensionManifest: Sendable {
   /// The gRPC services the domain serves beside intentmesh.v1.IntentsExtension: its app side, e.g.
   /// "intentmesh.payments.v1.UnicornPayApp". The gateway relays their calls to the domain.
   package var appServices: [String] = []
+
+  /// How people say the intents (Manifest/InteractionModel.json): one model per intent, from which
+  /// the gateway's Understand turns words into candidate intents.
+  package var interactionModels: [Intentmesh_V1_IntentInteractionModel] = []
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
+/// How people say one intent: sample utterances whose {slots} stand for its parameters, e.g.
+/// "send {recipients} a message [saying] {content}" ([optional words], (alternative|words)).
+package nonisolated struct Intentmesh_V1_IntentInteractionModel: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  package var intentClass: String = String()
+
+  package var slots: [Intentmesh_V1_InteractionSlot] = []
+
+  package var samples: [String] = []
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
+/// A slot of a sample: the parameter its words fill.
+package nonisolated struct Intentmesh_V1_InteractionSlot: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The parameter's key path, e.g. "recipients".
+  package var name: String = String()
+
+  package var kind: Intentmesh_V1_SlotKind = .unspecified
+
+  /// For SLOT_KIND_ENUM: the enum's full name, e.g. "intentmesh.payments.v1.AccountType".
+  package var enumType: String = String()
+
+  /// Where the value goes inside the parameter's type, as a key path of its fields (e.g. "nickname"
+  /// of a PaymentAccount); empty: the value itself.
+  package var path: String = String()
+
+  /// More phrases for enum cases (by name) or vocabulary items (by identifier).
+  package var synonyms: [Intentmesh_V1_SlotSynonyms] = []
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
+/// Phrases that name one enum case or vocabulary item.
+package nonisolated struct Intentmesh_V1_SlotSynonyms: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  package var value: String = String()
+
+  package var phrases: [String] = []
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -284,9 +426,13 @@ nonisolated extension Intentmesh_V1_VocabularyStringType: SwiftProtobuf._ProtoNa
   package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0VOCABULARY_STRING_TYPE_UNSPECIFIED\0\u{1}VOCABULARY_STRING_TYPE_CONTACT_NAME\0\u{1}VOCABULARY_STRING_TYPE_CONTACT_GROUP_NAME\0\u{2}b\u{1}VOCABULARY_STRING_TYPE_PHOTO_TAG\0\u{1}VOCABULARY_STRING_TYPE_PHOTO_ALBUM_NAME\0\u{2}c\u{1}VOCABULARY_STRING_TYPE_WORKOUT_ACTIVITY_NAME\0\u{2}d\u{1}VOCABULARY_STRING_TYPE_CAR_PROFILE_NAME\0\u{1}VOCABULARY_STRING_TYPE_CAR_NAME\0\u{2}c\u{1}VOCABULARY_STRING_TYPE_PAYMENTS_ORGANIZATION_NAME\0\u{1}VOCABULARY_STRING_TYPE_PAYMENTS_ACCOUNT_NICKNAME\0\u{2}c\u{1}VOCABULARY_STRING_TYPE_NOTEBOOK_ITEM_TITLE\0\u{1}VOCABULARY_STRING_TYPE_NOTEBOOK_ITEM_GROUP_NAME\0")
 }
 
+nonisolated extension Intentmesh_V1_SlotKind: SwiftProtobuf._ProtoNameProviding {
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0SLOT_KIND_UNSPECIFIED\0\u{1}SLOT_KIND_PERSON\0\u{1}SLOT_KIND_MONEY\0\u{1}SLOT_KIND_DATE\0\u{1}SLOT_KIND_PLACE\0\u{1}SLOT_KIND_TEXT\0\u{1}SLOT_KIND_VOCABULARY\0\u{1}SLOT_KIND_ENUM\0\u{1}SLOT_KIND_NUMBER\0")
+}
+
 nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".ExtensionManifest"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_name\0\u{3}alternative_app_names\0\u{1}intents\0\u{3}intents_restricted_while_locked\0\u{3}vocabulary_types\0\u{3}parameter_vocabularies\0\u{3}intent_phrases\0\u{3}service_version\0\u{3}app_services\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}app_name\0\u{3}alternative_app_names\0\u{1}intents\0\u{3}intents_restricted_while_locked\0\u{3}vocabulary_types\0\u{3}parameter_vocabularies\0\u{3}intent_phrases\0\u{3}service_version\0\u{3}app_services\0\u{3}interaction_models\0")
 
   package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -303,6 +449,7 @@ nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, Sw
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.intentPhrases) }()
       case 8: try { try decoder.decodeSingularStringField(value: &self.serviceVersion) }()
       case 9: try { try decoder.decodeRepeatedStringField(value: &self.appServices) }()
+      case 10: try { try decoder.decodeRepeatedMessageField(value: &self.interactionModels) }()
       default: break
       }
     }
@@ -336,6 +483,9 @@ nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, Sw
     if !self.appServices.isEmpty {
       try visitor.visitRepeatedStringField(value: self.appServices, fieldNumber: 9)
     }
+    if !self.interactionModels.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.interactionModels, fieldNumber: 10)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -349,6 +499,132 @@ nonisolated extension Intentmesh_V1_ExtensionManifest: SwiftProtobuf.Message, Sw
     if lhs.intentPhrases != rhs.intentPhrases {return false}
     if lhs.serviceVersion != rhs.serviceVersion {return false}
     if lhs.appServices != rhs.appServices {return false}
+    if lhs.interactionModels != rhs.interactionModels {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_V1_IntentInteractionModel: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".IntentInteractionModel"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}intent_class\0\u{1}slots\0\u{1}samples\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.intentClass) }()
+      case 2: try { try decoder.decodeRepeatedMessageField(value: &self.slots) }()
+      case 3: try { try decoder.decodeRepeatedStringField(value: &self.samples) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.intentClass.isEmpty {
+      try visitor.visitSingularStringField(value: self.intentClass, fieldNumber: 1)
+    }
+    if !self.slots.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.slots, fieldNumber: 2)
+    }
+    if !self.samples.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.samples, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_V1_IntentInteractionModel, rhs: Intentmesh_V1_IntentInteractionModel) -> Bool {
+    if lhs.intentClass != rhs.intentClass {return false}
+    if lhs.slots != rhs.slots {return false}
+    if lhs.samples != rhs.samples {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_V1_InteractionSlot: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".InteractionSlot"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}kind\0\u{3}enum_type\0\u{1}path\0\u{1}synonyms\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularEnumField(value: &self.kind) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.enumType) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 5: try { try decoder.decodeRepeatedMessageField(value: &self.synonyms) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if self.kind != .unspecified {
+      try visitor.visitSingularEnumField(value: self.kind, fieldNumber: 2)
+    }
+    if !self.enumType.isEmpty {
+      try visitor.visitSingularStringField(value: self.enumType, fieldNumber: 3)
+    }
+    if !self.path.isEmpty {
+      try visitor.visitSingularStringField(value: self.path, fieldNumber: 4)
+    }
+    if !self.synonyms.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.synonyms, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_V1_InteractionSlot, rhs: Intentmesh_V1_InteractionSlot) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.kind != rhs.kind {return false}
+    if lhs.enumType != rhs.enumType {return false}
+    if lhs.path != rhs.path {return false}
+    if lhs.synonyms != rhs.synonyms {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_V1_SlotSynonyms: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".SlotSynonyms"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}value\0\u{1}phrases\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.value) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.phrases) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.value.isEmpty {
+      try visitor.visitSingularStringField(value: self.value, fieldNumber: 1)
+    }
+    if !self.phrases.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.phrases, fieldNumber: 2)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_V1_SlotSynonyms, rhs: Intentmesh_V1_SlotSynonyms) -> Bool {
+    if lhs.value != rhs.value {return false}
+    if lhs.phrases != rhs.phrases {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

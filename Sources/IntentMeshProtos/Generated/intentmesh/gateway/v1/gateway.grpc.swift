@@ -63,11 +63,25 @@ package enum Intentmesh_Gateway_V1_Gateway: Sendable {
                 type: .unary
             )
         }
+        /// Namespace for "Understand" metadata.
+        package enum Understand: Sendable {
+            /// Request type for "Understand".
+            package typealias Input = Intentmesh_Gateway_V1_UnderstandRequest
+            /// Response type for "Understand".
+            package typealias Output = Intentmesh_Gateway_V1_UnderstandResponse
+            /// Descriptor for "Understand".
+            package static let descriptor = GRPCCore.MethodDescriptor(
+                service: GRPCCore.ServiceDescriptor(fullyQualifiedService: "intentmesh.gateway.v1.Gateway"),
+                method: "Understand",
+                type: .unary
+            )
+        }
         /// Descriptors for all methods in the "intentmesh.gateway.v1.Gateway" service.
         package static let descriptors: [GRPCCore.MethodDescriptor] = [
             Interact.descriptor,
             Layout.descriptor,
-            ListRoutes.descriptor
+            ListRoutes.descriptor,
+            Understand.descriptor
         ]
     }
 }
@@ -153,6 +167,25 @@ extension Intentmesh_Gateway_V1_Gateway {
             request: GRPCCore.StreamingServerRequest<Intentmesh_Gateway_V1_ListRoutesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Gateway_V1_ListRoutesResponse>
+
+        /// Handle the "Understand" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Words to candidate intents: what the user said, matched against every routed domain's
+        /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+        ///
+        /// - Parameters:
+        ///   - request: A streaming request of `Intentmesh_Gateway_V1_UnderstandRequest` messages.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A streaming response of `Intentmesh_Gateway_V1_UnderstandResponse` messages.
+        func understand(
+            request: GRPCCore.StreamingServerRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Gateway_V1_UnderstandResponse>
     }
 
     /// Service protocol for the "intentmesh.gateway.v1.Gateway" service.
@@ -222,6 +255,25 @@ extension Intentmesh_Gateway_V1_Gateway {
             request: GRPCCore.ServerRequest<Intentmesh_Gateway_V1_ListRoutesRequest>,
             context: GRPCCore.ServerContext
         ) async throws -> GRPCCore.ServerResponse<Intentmesh_Gateway_V1_ListRoutesResponse>
+
+        /// Handle the "Understand" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Words to candidate intents: what the user said, matched against every routed domain's
+        /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Gateway_V1_UnderstandRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A response containing a single `Intentmesh_Gateway_V1_UnderstandResponse` message.
+        func understand(
+            request: GRPCCore.ServerRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+            context: GRPCCore.ServerContext
+        ) async throws -> GRPCCore.ServerResponse<Intentmesh_Gateway_V1_UnderstandResponse>
     }
 
     /// Simple service protocol for the "intentmesh.gateway.v1.Gateway" service.
@@ -289,6 +341,25 @@ extension Intentmesh_Gateway_V1_Gateway {
             request: Intentmesh_Gateway_V1_ListRoutesRequest,
             context: GRPCCore.ServerContext
         ) async throws -> Intentmesh_Gateway_V1_ListRoutesResponse
+
+        /// Handle the "Understand" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Words to candidate intents: what the user said, matched against every routed domain's
+        /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+        ///
+        /// - Parameters:
+        ///   - request: A `Intentmesh_Gateway_V1_UnderstandRequest` message.
+        ///   - context: Context providing information about the RPC.
+        /// - Throws: Any error which occurred during the processing of the request. Thrown errors
+        ///     of type `RPCError` are mapped to appropriate statuses. All other errors are converted
+        ///     to an internal error.
+        /// - Returns: A `Intentmesh_Gateway_V1_UnderstandResponse` to respond with.
+        func understand(
+            request: Intentmesh_Gateway_V1_UnderstandRequest,
+            context: GRPCCore.ServerContext
+        ) async throws -> Intentmesh_Gateway_V1_UnderstandResponse
     }
 }
 
@@ -324,6 +395,17 @@ extension Intentmesh_Gateway_V1_Gateway.StreamingServiceProtocol {
             serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Gateway_V1_ListRoutesResponse>(),
             handler: { request, context in
                 try await self.listRoutes(
+                    request: request,
+                    context: context
+                )
+            }
+        )
+        router.registerHandler(
+            forMethod: Intentmesh_Gateway_V1_Gateway.Method.Understand.descriptor,
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Gateway_V1_UnderstandRequest>(),
+            serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Gateway_V1_UnderstandResponse>(),
+            handler: { request, context in
+                try await self.understand(
                     request: request,
                     context: context
                 )
@@ -367,6 +449,17 @@ extension Intentmesh_Gateway_V1_Gateway.ServiceProtocol {
         )
         return GRPCCore.StreamingServerResponse(single: response)
     }
+
+    package func understand(
+        request: GRPCCore.StreamingServerRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.StreamingServerResponse<Intentmesh_Gateway_V1_UnderstandResponse> {
+        let response = try await self.understand(
+            request: GRPCCore.ServerRequest(stream: request),
+            context: context
+        )
+        return GRPCCore.StreamingServerResponse(single: response)
+    }
 }
 
 // Default implementation of methods from 'ServiceProtocol'.
@@ -404,6 +497,19 @@ extension Intentmesh_Gateway_V1_Gateway.SimpleServiceProtocol {
     ) async throws -> GRPCCore.ServerResponse<Intentmesh_Gateway_V1_ListRoutesResponse> {
         return GRPCCore.ServerResponse<Intentmesh_Gateway_V1_ListRoutesResponse>(
             message: try await self.listRoutes(
+                request: request.message,
+                context: context
+            ),
+            metadata: [:]
+        )
+    }
+
+    package func understand(
+        request: GRPCCore.ServerRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+        context: GRPCCore.ServerContext
+    ) async throws -> GRPCCore.ServerResponse<Intentmesh_Gateway_V1_UnderstandResponse> {
+        return GRPCCore.ServerResponse<Intentmesh_Gateway_V1_UnderstandResponse>(
+            message: try await self.understand(
                 request: request.message,
                 context: context
             ),
@@ -494,6 +600,30 @@ extension Intentmesh_Gateway_V1_Gateway {
             deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Gateway_V1_ListRoutesResponse>,
             options: GRPCCore.CallOptions,
             onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Gateway_V1_ListRoutesResponse>) async throws -> Result
+        ) async throws -> Result where Result: Sendable
+
+        /// Call the "Understand" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Words to candidate intents: what the user said, matched against every routed domain's
+        /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Gateway_V1_UnderstandRequest` message.
+        ///   - serializer: A serializer for `Intentmesh_Gateway_V1_UnderstandRequest` messages.
+        ///   - deserializer: A deserializer for `Intentmesh_Gateway_V1_UnderstandResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        func understand<Result>(
+            request: GRPCCore.ClientRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+            serializer: some GRPCCore.MessageSerializer<Intentmesh_Gateway_V1_UnderstandRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Gateway_V1_UnderstandResponse>,
+            options: GRPCCore.CallOptions,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Gateway_V1_UnderstandResponse>) async throws -> Result
         ) async throws -> Result where Result: Sendable
     }
 
@@ -620,6 +750,41 @@ extension Intentmesh_Gateway_V1_Gateway {
                 onResponse: handleResponse
             )
         }
+
+        /// Call the "Understand" method.
+        ///
+        /// > Source IDL Documentation:
+        /// >
+        /// > Words to candidate intents: what the user said, matched against every routed domain's
+        /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+        ///
+        /// - Parameters:
+        ///   - request: A request containing a single `Intentmesh_Gateway_V1_UnderstandRequest` message.
+        ///   - serializer: A serializer for `Intentmesh_Gateway_V1_UnderstandRequest` messages.
+        ///   - deserializer: A deserializer for `Intentmesh_Gateway_V1_UnderstandResponse` messages.
+        ///   - options: Options to apply to this RPC.
+        ///   - handleResponse: A closure which handles the response and returns its result to
+        ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+        ///       already finished.
+        /// - Returns: The result of `handleResponse`.
+        package func understand<Result>(
+            request: GRPCCore.ClientRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+            serializer: some GRPCCore.MessageSerializer<Intentmesh_Gateway_V1_UnderstandRequest>,
+            deserializer: some GRPCCore.MessageDeserializer<Intentmesh_Gateway_V1_UnderstandResponse>,
+            options: GRPCCore.CallOptions = .defaults,
+            onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Gateway_V1_UnderstandResponse>) async throws -> Result = { response in
+                try response.message
+            }
+        ) async throws -> Result where Result: Sendable {
+            try await self.client.unary(
+                request: request,
+                descriptor: Intentmesh_Gateway_V1_Gateway.Method.Understand.descriptor,
+                serializer: serializer,
+                deserializer: deserializer,
+                options: options,
+                onResponse: handleResponse
+            )
+        }
     }
 }
 
@@ -709,6 +874,36 @@ extension Intentmesh_Gateway_V1_Gateway.ClientProtocol {
             request: request,
             serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Gateway_V1_ListRoutesRequest>(),
             deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Gateway_V1_ListRoutesResponse>(),
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "Understand" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Words to candidate intents: what the user said, matched against every routed domain's
+    /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+    ///
+    /// - Parameters:
+    ///   - request: A request containing a single `Intentmesh_Gateway_V1_UnderstandRequest` message.
+    ///   - options: Options to apply to this RPC.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    package func understand<Result>(
+        request: GRPCCore.ClientRequest<Intentmesh_Gateway_V1_UnderstandRequest>,
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Gateway_V1_UnderstandResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        try await self.understand(
+            request: request,
+            serializer: GRPCProtobuf.ProtobufSerializer<Intentmesh_Gateway_V1_UnderstandRequest>(),
+            deserializer: GRPCProtobuf.ProtobufDeserializer<Intentmesh_Gateway_V1_UnderstandResponse>(),
             options: options,
             onResponse: handleResponse
         )
@@ -812,6 +1007,40 @@ extension Intentmesh_Gateway_V1_Gateway.ClientProtocol {
             metadata: metadata
         )
         return try await self.listRoutes(
+            request: request,
+            options: options,
+            onResponse: handleResponse
+        )
+    }
+
+    /// Call the "Understand" method.
+    ///
+    /// > Source IDL Documentation:
+    /// >
+    /// > Words to candidate intents: what the user said, matched against every routed domain's
+    /// > interaction model; each candidate's payload has its parameters as said, for Resolve to settle.
+    ///
+    /// - Parameters:
+    ///   - message: request message to send.
+    ///   - metadata: Additional metadata to send, defaults to empty.
+    ///   - options: Options to apply to this RPC, defaults to `.defaults`.
+    ///   - handleResponse: A closure which handles the response and returns its result to
+    ///       the caller. Returning from the closure will cancel the RPC if it hasn't
+    ///       already finished.
+    /// - Returns: The result of `handleResponse`.
+    package func understand<Result>(
+        _ message: Intentmesh_Gateway_V1_UnderstandRequest,
+        metadata: GRPCCore.Metadata = [:],
+        options: GRPCCore.CallOptions = .defaults,
+        onResponse handleResponse: @Sendable @escaping (GRPCCore.ClientResponse<Intentmesh_Gateway_V1_UnderstandResponse>) async throws -> Result = { response in
+            try response.message
+        }
+    ) async throws -> Result where Result: Sendable {
+        let request = GRPCCore.ClientRequest<Intentmesh_Gateway_V1_UnderstandRequest>(
+            message: message,
+            metadata: metadata
+        )
+        return try await self.understand(
             request: request,
             options: options,
             onResponse: handleResponse

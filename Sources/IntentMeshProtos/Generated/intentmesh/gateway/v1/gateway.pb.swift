@@ -24,6 +24,101 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+package nonisolated struct Intentmesh_Gateway_V1_UnderstandRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The user's locale (amounts said without a currency) and time zone (dates).
+  package var context: Intentmesh_V1_RequestContext {
+    get {_context ?? Intentmesh_V1_RequestContext()}
+    set {_context = newValue}
+  }
+  /// Returns true if `context` has been explicitly set.
+  package var hasContext: Bool {self._context != nil}
+  /// Clears the value of `context`. Subsequent reads from it will return its default value.
+  package mutating func clearContext() {self._context = nil}
+
+  /// What the user said or typed: 1 to 1,000 characters, no control characters.
+  package var text: String = String()
+
+  /// Only this app's intents (its name or an alternative name); empty: every app's.
+  package var appName: String = String()
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+
+  fileprivate var _context: Intentmesh_V1_RequestContext? = nil
+}
+
+package nonisolated struct Intentmesh_Gateway_V1_UnderstandResponse: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Best first. None when no domain's model takes the text.
+  package var candidates: [Intentmesh_Gateway_V1_Candidate] = []
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
+/// An intent the text may say.
+package nonisolated struct Intentmesh_Gateway_V1_Candidate: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// Class, app and payload with the slots filled as said (not yet resolved).
+  package var intent: Intentmesh_V1_Intent {
+    get {_intent ?? Intentmesh_V1_Intent()}
+    set {_intent = newValue}
+  }
+  /// Returns true if `intent` has been explicitly set.
+  package var hasIntent: Bool {self._intent != nil}
+  /// Clears the value of `intent`. Subsequent reads from it will return its default value.
+  package mutating func clearIntent() {self._intent = nil}
+
+  /// 0 to 1: how much of the sample the text matched exactly, and how much of the sample that is.
+  package var confidence: Double = 0
+
+  /// Where each slot's value came from.
+  package var slots: [Intentmesh_Gateway_V1_SlotSpan] = []
+
+  /// The sample of the domain's model the text matched.
+  package var sample: String = String()
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+
+  fileprivate var _intent: Intentmesh_V1_Intent? = nil
+}
+
+/// The part of the text a slot was read from.
+package nonisolated struct Intentmesh_Gateway_V1_SlotSpan: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// The parameter's key path.
+  package var name: String = String()
+
+  /// The words as typed.
+  package var text: String = String()
+
+  /// Where they are in the text, in Unicode code points (start inclusive, end exclusive).
+  package var start: Int32 = 0
+
+  package var end: Int32 = 0
+
+  package var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  package init() {}
+}
+
 /// How a UI client will show layouts.
 package nonisolated struct Intentmesh_Gateway_V1_Display: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
@@ -112,6 +207,14 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractRequest: @unchecked Sen
   package var confirmationToken: String {
     get {_storage._confirmationToken}
     set {_uniqueStorage()._confirmationToken = newValue}
+  }
+
+  /// What the user said, instead of an intent: the conversation starts from Understand's best
+  /// candidate (intent.app_name, if set, names the app; intent.identifier is kept). The next turns
+  /// send the intent the response carries.
+  package var text: String {
+    get {_storage._text}
+    set {_uniqueStorage()._text = newValue}
   }
 
   package var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -226,6 +329,13 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
     set {_uniqueStorage()._changedParameters = newValue}
   }
 
+  /// For a turn that started from text: the candidate the conversation took (or, at NEEDS_APP and
+  /// NOT_UNDERSTOOD, the ones it could not choose between; none when nothing matched).
+  package var candidates: [Intentmesh_Gateway_V1_Candidate] {
+    get {_storage._candidates}
+    set {_uniqueStorage()._candidates = newValue}
+  }
+
   package var unknownFields = SwiftProtobuf.UnknownStorage()
 
   package nonisolated enum Stage: SwiftProtobuf.Enum, Swift.CaseIterable {
@@ -243,6 +353,13 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
 
     /// Confirm or handle answered a failure; `response` says which.
     case failed // = 4
+
+    /// The text says nothing any routed app does (`prompt` says so).
+    case notUnderstood // = 5
+
+    /// The text says an intent more than one app handles: `candidates` are the choices; send the
+    /// text again with intent.app_name set to the one the user picks.
+    case needsApp // = 6
     case UNRECOGNIZED(Int)
 
     package init() {
@@ -256,6 +373,8 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
       case 2: self = .needsConfirmation
       case 3: self = .done
       case 4: self = .failed
+      case 5: self = .notUnderstood
+      case 6: self = .needsApp
       default: self = .UNRECOGNIZED(rawValue)
       }
     }
@@ -267,6 +386,8 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
       case .needsConfirmation: return 2
       case .done: return 3
       case .failed: return 4
+      case .notUnderstood: return 5
+      case .needsApp: return 6
       case .UNRECOGNIZED(let i): return i
       }
     }
@@ -278,6 +399,8 @@ package nonisolated struct Intentmesh_Gateway_V1_InteractResponse: @unchecked Se
       .needsConfirmation,
       .done,
       .failed,
+      .notUnderstood,
+      .needsApp,
     ]
 
   }
@@ -518,6 +641,174 @@ package nonisolated struct Intentmesh_Gateway_V1_Route: Sendable {
 
 fileprivate nonisolated let _protobuf_package = "intentmesh.gateway.v1"
 
+nonisolated extension Intentmesh_Gateway_V1_UnderstandRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".UnderstandRequest"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}text\0\u{3}app_name\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._context) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.appName) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._context {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 2)
+    }
+    if !self.appName.isEmpty {
+      try visitor.visitSingularStringField(value: self.appName, fieldNumber: 3)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_Gateway_V1_UnderstandRequest, rhs: Intentmesh_Gateway_V1_UnderstandRequest) -> Bool {
+    if lhs._context != rhs._context {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.appName != rhs.appName {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_Gateway_V1_UnderstandResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".UnderstandResponse"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}candidates\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeRepeatedMessageField(value: &self.candidates) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.candidates.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.candidates, fieldNumber: 1)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_Gateway_V1_UnderstandResponse, rhs: Intentmesh_Gateway_V1_UnderstandResponse) -> Bool {
+    if lhs.candidates != rhs.candidates {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_Gateway_V1_Candidate: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".Candidate"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}intent\0\u{1}confidence\0\u{1}slots\0\u{1}sample\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularMessageField(value: &self._intent) }()
+      case 2: try { try decoder.decodeSingularDoubleField(value: &self.confidence) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.slots) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.sample) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    // The use of inline closures is to circumvent an issue where the compiler
+    // allocates stack space for every if/case branch local when no optimizations
+    // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+    // https://github.com/apple/swift-protobuf/issues/1182
+    try { if let v = self._intent {
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 1)
+    } }()
+    if self.confidence.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.confidence, fieldNumber: 2)
+    }
+    if !self.slots.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.slots, fieldNumber: 3)
+    }
+    if !self.sample.isEmpty {
+      try visitor.visitSingularStringField(value: self.sample, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_Gateway_V1_Candidate, rhs: Intentmesh_Gateway_V1_Candidate) -> Bool {
+    if lhs._intent != rhs._intent {return false}
+    if lhs.confidence != rhs.confidence {return false}
+    if lhs.slots != rhs.slots {return false}
+    if lhs.sample != rhs.sample {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Intentmesh_Gateway_V1_SlotSpan: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  package static let protoMessageName: String = _protobuf_package + ".SlotSpan"
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}name\0\u{1}text\0\u{1}start\0\u{1}end\0")
+
+  package mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.name) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.text) }()
+      case 3: try { try decoder.decodeSingularInt32Field(value: &self.start) }()
+      case 4: try { try decoder.decodeSingularInt32Field(value: &self.end) }()
+      default: break
+      }
+    }
+  }
+
+  package func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.name.isEmpty {
+      try visitor.visitSingularStringField(value: self.name, fieldNumber: 1)
+    }
+    if !self.text.isEmpty {
+      try visitor.visitSingularStringField(value: self.text, fieldNumber: 2)
+    }
+    if self.start != 0 {
+      try visitor.visitSingularInt32Field(value: self.start, fieldNumber: 3)
+    }
+    if self.end != 0 {
+      try visitor.visitSingularInt32Field(value: self.end, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  package static func ==(lhs: Intentmesh_Gateway_V1_SlotSpan, rhs: Intentmesh_Gateway_V1_SlotSpan) -> Bool {
+    if lhs.name != rhs.name {return false}
+    if lhs.text != rhs.text {return false}
+    if lhs.start != rhs.start {return false}
+    if lhs.end != rhs.end {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Intentmesh_Gateway_V1_Display: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".Display"
   package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}hosted_view_context\0\u{3}minimum_size\0\u{3}maximum_size\0\u{3}interactive_behavior\0")
@@ -569,7 +860,7 @@ nonisolated extension Intentmesh_Gateway_V1_Display: SwiftProtobuf.Message, Swif
 
 nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".InteractRequest"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}intent\0\u{3}user_confirmed\0\u{3}confirmed_parameters\0\u{1}display\0\u{3}confirmation_token\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}context\0\u{1}intent\0\u{3}user_confirmed\0\u{3}confirmed_parameters\0\u{1}display\0\u{3}confirmation_token\0\u{1}text\0")
 
   fileprivate class _StorageClass {
     var _context: Intentmesh_V1_RequestContext? = nil
@@ -578,6 +869,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
     var _confirmedParameters: [String] = []
     var _display: Intentmesh_Gateway_V1_Display? = nil
     var _confirmationToken: String = String()
+    var _text: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -594,6 +886,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
       _confirmedParameters = source._confirmedParameters
       _display = source._display
       _confirmationToken = source._confirmationToken
+      _text = source._text
     }
   }
 
@@ -618,6 +911,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
         case 4: try { try decoder.decodeRepeatedStringField(value: &_storage._confirmedParameters) }()
         case 5: try { try decoder.decodeSingularMessageField(value: &_storage._display) }()
         case 6: try { try decoder.decodeSingularStringField(value: &_storage._confirmationToken) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._text) }()
         default: break
         }
       }
@@ -648,6 +942,9 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
       if !_storage._confirmationToken.isEmpty {
         try visitor.visitSingularStringField(value: _storage._confirmationToken, fieldNumber: 6)
       }
+      if !_storage._text.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._text, fieldNumber: 7)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -663,6 +960,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
         if _storage._confirmedParameters != rhs_storage._confirmedParameters {return false}
         if _storage._display != rhs_storage._display {return false}
         if _storage._confirmationToken != rhs_storage._confirmationToken {return false}
+        if _storage._text != rhs_storage._text {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -674,7 +972,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractRequest: SwiftProtobuf.Messa
 
 nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   package static let protoMessageName: String = _protobuf_package + ".InteractResponse"
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}intent\0\u{3}app_name\0\u{1}parameter\0\u{3}element_index\0\u{1}result\0\u{1}prompt\0\u{1}response\0\u{1}interaction\0\u{1}layout\0\u{1}resolutions\0\u{3}confirmation_token\0\u{3}changed_parameters\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}stage\0\u{1}intent\0\u{3}app_name\0\u{1}parameter\0\u{3}element_index\0\u{1}result\0\u{1}prompt\0\u{1}response\0\u{1}interaction\0\u{1}layout\0\u{1}resolutions\0\u{3}confirmation_token\0\u{3}changed_parameters\0\u{1}candidates\0")
 
   fileprivate class _StorageClass {
     var _stage: Intentmesh_Gateway_V1_InteractResponse.Stage = .unspecified
@@ -690,6 +988,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
     var _resolutions: [Intentmesh_V1_ParameterResolution] = []
     var _confirmationToken: String = String()
     var _changedParameters: [String] = []
+    var _candidates: [Intentmesh_Gateway_V1_Candidate] = []
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -713,6 +1012,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
       _resolutions = source._resolutions
       _confirmationToken = source._confirmationToken
       _changedParameters = source._changedParameters
+      _candidates = source._candidates
     }
   }
 
@@ -744,6 +1044,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
         case 11: try { try decoder.decodeRepeatedMessageField(value: &_storage._resolutions) }()
         case 12: try { try decoder.decodeSingularStringField(value: &_storage._confirmationToken) }()
         case 13: try { try decoder.decodeRepeatedStringField(value: &_storage._changedParameters) }()
+        case 14: try { try decoder.decodeRepeatedMessageField(value: &_storage._candidates) }()
         default: break
         }
       }
@@ -795,6 +1096,9 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
       if !_storage._changedParameters.isEmpty {
         try visitor.visitRepeatedStringField(value: _storage._changedParameters, fieldNumber: 13)
       }
+      if !_storage._candidates.isEmpty {
+        try visitor.visitRepeatedMessageField(value: _storage._candidates, fieldNumber: 14)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -817,6 +1121,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
         if _storage._resolutions != rhs_storage._resolutions {return false}
         if _storage._confirmationToken != rhs_storage._confirmationToken {return false}
         if _storage._changedParameters != rhs_storage._changedParameters {return false}
+        if _storage._candidates != rhs_storage._candidates {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -827,7 +1132,7 @@ nonisolated extension Intentmesh_Gateway_V1_InteractResponse: SwiftProtobuf.Mess
 }
 
 nonisolated extension Intentmesh_Gateway_V1_InteractResponse.Stage: SwiftProtobuf._ProtoNameProviding {
-  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0STAGE_UNSPECIFIED\0\u{1}STAGE_NEEDS_PARAMETER\0\u{1}STAGE_NEEDS_CONFIRMATION\0\u{1}STAGE_DONE\0\u{1}STAGE_FAILED\0")
+  package static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0STAGE_UNSPECIFIED\0\u{1}STAGE_NEEDS_PARAMETER\0\u{1}STAGE_NEEDS_CONFIRMATION\0\u{1}STAGE_DONE\0\u{1}STAGE_FAILED\0\u{1}STAGE_NOT_UNDERSTOOD\0\u{1}STAGE_NEEDS_APP\0")
 }
 
 nonisolated extension Intentmesh_Gateway_V1_LayoutRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {

@@ -1,0 +1,59 @@
+import Testing
+
+@testable import Understanding
+
+/// Sample utterances parsed and expanded, and the words and typos they are matched with.
+@Suite("Understanding: samples, words and typos")
+struct SampleTemplateTests {
+  static func forms(_ sample: String) throws -> [String] {
+    try SampleTemplate(sample).patterns.map(SampleTemplate.render).sorted()
+  }
+
+  @Test("optional words and alternatives expand into every sentence they stand for")
+  func expansion() throws {
+    #expect(
+      try Self.forms("send {recipients} a message [saying|that says] {content}")
+        == [
+          "send {recipients} a message saying {content}", "send {recipients} a message that says {content}",
+          "send {recipients} a message {content}",
+        ].sorted())
+    #expect(try Self.forms("(pay|send) {payee}") == ["pay {payee}", "send {payee}"])
+    #expect(try Self.forms("Pay, Buttercup!") == ["pay buttercup"], "as the user's words are read")
+    #expect(try SampleTemplate("[show] my messages [from {senders}]").slots == ["senders"])
+  }
+
+  @Test(
+    "samples that are not: unbalanced groups, only slots, a slot twice, empty alternatives, too many forms",
+    arguments: [
+      "send (a|an message", "send a] message", "{content}", "[please] {content}", "tell {a} and {a}",
+      "send (|a) message", "{bad name}", "send {recipients", "send recipients}",
+      "(a|b) (a|b) (a|b) (a|b) (a|b) (a|b) (a|b) (a|b) (a|b) x",
+    ])
+  func failures(sample: String) {
+    #expect(throws: SampleTemplate.Failure.self) { _ = try SampleTemplate(sample) }
+  }
+
+  @Test("words of a sentence: lowercase, punctuation apart, offsets in code points as typed")
+  func utterance() {
+    let utterance = Utterance("Send Ünïcorn’s note: “hi”, please!")
+    #expect(utterance.words.map(\.text) == ["send", "ünïcorn's", "note", "hi", "please"])
+    #expect(utterance.original(1..<2) == "Ünïcorn’s")
+    #expect(utterance.words[3].start == 22 && utterance.words[3].end == 24)
+    #expect(Utterance("pay $25.50 today.").words.map(\.text) == ["pay", "$25.50", "today"])
+  }
+
+  @Test("a typo is tolerated in words of four letters or more, two in words of eight or more; short words exactly")
+  func typos() {
+    #expect(FuzzyWord.match("message", "message") == 1)
+    #expect(FuzzyWord.match("mesage", "message") == 0.8)
+    #expect(FuzzyWord.match("mesasge", "message") == 0.8, "two letters swapped")
+    #expect(FuzzyWord.match("messge", "message") == 0.8)
+    #expect(FuzzyWord.match("unicrnchta", "unicornchat") == 0.65)
+    #expect(FuzzyWord.match("go", "to") == nil)
+    #expect(FuzzyWord.match("sned", "send") == 0.8)
+    #expect(FuzzyWord.match("snd", "send") == 0.8)
+    #expect(FuzzyWord.match("bill", "bull") == 0.8)
+    #expect(FuzzyWord.match("pay", "say") == nil)
+    #expect(FuzzyWord.match("massages", "message") == nil)
+  }
+}
