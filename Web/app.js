@@ -28,6 +28,8 @@ const page = {
   signOut: byId("sign-out"),
   error: byId("error"),
   intentForm: byId("intent-form"),
+  sentenceForm: byId("sentence-form"),
+  sentenceInput: byId("sentence-input"),
   appSelect: byId("app-select"),
   appSummary: byId("app-summary"),
   intentSelect: byId("intent-select"),
@@ -237,8 +239,8 @@ function intentFromForm() {
   return { intent: { intentClass: route.intentClass, appName, payload }, summary: [`${route.intentClass} with ${appName}`, ...said].join(" · "), route };
 }
 
-page.intentForm.addEventListener("submit", (event) => {
-  event.preventDefault();
+/** A new conversation, the previous one's transcript and card cleared. */
+function newConversation(route) {
   clearError();
   state.conversation?.stop();
   page.transcript.replaceChildren();
@@ -248,21 +250,35 @@ page.intentForm.addEventListener("submit", (event) => {
   page.live.hidden = true;
   delete page.live.dataset.state;
   delete page.live.dataset.updates;
+  const display = DISPLAYS[page.displayMode.value] ?? DISPLAYS["siri-snippet"];
+  const context = {
+    locale: navigator.language || "en-US", deviceLocked: page.deviceLocked.checked, timeZone: page.timeZone.value.trim(),
+  };
+  state.conversation = new Conversation({
+    route, routes: state.routes, token: state.token, context, display,
+    view: { conversation: page.conversation, transcript: page.transcript, ask: page.ask, live: page.live, card: page.card, showError, clearError },
+  });
+  page.conversation.dataset.stage = "STARTED";
+  return state.conversation;
+}
+
+page.sentenceForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = page.sentenceInput.value.trim();
+  if (!text) return showError(new ConnectError("invalid_argument", "say what you want first"));
+  return newConversation(null).startFromText(text);
+});
+
+page.intentForm.addEventListener("submit", (event) => {
+  event.preventDefault();
   let started;
   try {
     started = intentFromForm();
   } catch (error) {
     return showError(error);
   }
-  const display = DISPLAYS[page.displayMode.value] ?? DISPLAYS["siri-snippet"];
-  const context = { locale: "en-US", deviceLocked: page.deviceLocked.checked, timeZone: page.timeZone.value.trim() };
-  state.conversation = new Conversation({
-    route: started.route ?? state.routes.find((route) => route.intentClass === started.intent.intentClass) ?? null,
-    routes: state.routes, token: state.token, context, display,
-    view: { conversation: page.conversation, transcript: page.transcript, ask: page.ask, live: page.live, card: page.card, showError, clearError },
-  });
-  page.conversation.dataset.stage = "STARTED";
-  return state.conversation.start(started.intent, started.summary);
+  const route = started.route ?? state.routes.find((candidate) => candidate.intentClass === started.intent.intentClass) ?? null;
+  return newConversation(route).start(started.intent, started.summary);
 });
 
 page.timeZone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";

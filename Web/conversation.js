@@ -47,6 +47,18 @@ export class Conversation {
     await this.send();
   }
 
+  /**
+   * Starts from words: the gateway understands them (Understand) and answers the first turn of the
+   * intent they say; `appName` is the app the user picked when two could do it.
+   */
+  async startFromText(text, appName = "") {
+    if (!appName) this.say("user", text);
+    this.request.text = text;
+    this.lastText = text;
+    this.request.intent = appName ? { appName } : null;
+    await this.send();
+  }
+
   /** Stops the conversation: leaves a pending call and the live updates. */
   stop() {
     this.ended = true;
@@ -88,6 +100,13 @@ export class Conversation {
       this.busy(false);
     }
     if (this.ended) return;
+    const fromText = Boolean(this.request.text);
+    delete this.request.text;
+    if (fromText && turn.intent?.intentClass) {
+      // The intent the words said: its route (parameters, labels) from the routing table.
+      this.route = this.routes.find((route) => route.intentClass === turn.intent.intentClass && route.appName === turn.appName)
+        ?? this.routes.find((route) => route.intentClass === turn.intent.intentClass) ?? this.route;
+    }
     this.appName = turn.appName || this.appName;
     this.request.intent = turn.intent ?? this.request.intent; // identifier included: Handle is exactly-once
     this.show(turn);
@@ -108,7 +127,17 @@ export class Conversation {
   show(turn) {
     const stage = turn.stage ?? "STAGE_UNSPECIFIED";
     this.view.conversation.dataset.stage = stage;
+    const understood = turn.candidates?.[0];
+    if (understood && stage !== "STAGE_NEEDS_APP" && stage !== "STAGE_NOT_UNDERSTOOD") this.sayUnderstood(understood);
     switch (stage) {
+      case "STAGE_NOT_UNDERSTOOD":
+        this.say("app", turn.prompt || "Sorry, I can't help with that.");
+        this.view.ask.replaceChildren();
+        this.ended = true;
+        return undefined;
+      case "STAGE_NEEDS_APP":
+        this.say("app", turn.prompt || "Which app?");
+        return this.askForApp(turn);
       case "STAGE_NEEDS_PARAMETER":
         this.say("app", turn.prompt || `${turn.parameter}?`);
         return this.askForParameter(turn);
@@ -134,6 +163,36 @@ export class Conversation {
       default:
         return this.fail(new ConnectError("internal", `the gateway answered stage ${stage}`));
     }
+  }
+
+  /** What the words were taken to say: the app, the intent and each value as said. */
+  sayUnderstood(candidate) {
+    const values = (candidate.slots ?? []).map((slot) => `${this.labels.get(slot.name) || slot.name}: ${slot.text}`);
+    const intent = candidate.intent?.intentClass ?? "";
+    this.view.transcript.append(
+      element("li", {
+        className: "understood", attributes: { "data-test": "understood" },
+        children: [`${candidate.intent?.appName ?? ""} · ${intent}${values.length ? ` · ${values.join(" · ")}` : ""}`],
+      }),
+    );
+  }
+
+  /** The apps that could do it, as buttons: the words go again to the one picked. */
+  askForApp(turn) {
+    const text = this.lastText;
+    const apps = (turn.candidates ?? []).map((candidate) => candidate.intent?.appName).filter(Boolean);
+    const buttons = apps.map((app) => {
+      const button = element("button", { className: "choice", attributes: { type: "button", "data-test": "app-choice" }, children: [app] });
+      button.addEventListener("click", () => {
+        this.say("user", app);
+        this.startFromText(text, app);
+      });
+      return button;
+    });
+    this.view.ask.replaceChildren(
+      element("p", { className: "prompt", attributes: { id: "prompt" }, children: [turn.prompt || "Which app?"] }),
+      element("div", { className: "choices", attributes: { role: "group", "aria-label": "Apps" }, children: buttons }),
+    );
   }
 
   drawLayout(turn) {

@@ -102,6 +102,10 @@ class Reflection:
         """The descriptor of `full_name` (fetched on first use)."""
         return self._find(self.pool.FindMessageTypeByName, full_name, "message")
 
+    def enum(self, full_name):
+        """The descriptor of the enum `full_name` (fetched on first use)."""
+        return self._find(self.pool.FindEnumTypeByName, full_name, "enum")
+
     def new(self, full_name, json_text=None):
         """A message of `full_name`, empty or parsed from proto3 JSON."""
         made = message_factory.GetMessageClass(self.message(full_name))()

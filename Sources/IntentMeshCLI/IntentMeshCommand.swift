@@ -8,7 +8,8 @@ struct IntentMeshCommand: AsyncParsableCommand {
     commandName: "intentmesh",
     abstract: "SiriKit's intent model on your own servers: run the services and send them intents.",
     subcommands: [
-      UpCommand.self, TokenCommand.self, SendCommand.self, ChatCommand.self, FollowCommand.self, RoutesCommand.self,
+      UpCommand.self, TokenCommand.self, AskCommand.self, SendCommand.self, ChatCommand.self, FollowCommand.self,
+      RoutesCommand.self,
     ]
   )
 }

@@ -16,6 +16,7 @@ extension Intentmesh_V1_SetUserVocabularyRequest: NamesRequestUser {}
 extension Intentmesh_V1_StartSendingUpdatesRequest: NamesRequestUser {}
 extension Intentmesh_Gateway_V1_InteractRequest: NamesRequestUser {}
 extension Intentmesh_Gateway_V1_LayoutRequest: NamesRequestUser {}
+extension Intentmesh_Gateway_V1_UnderstandRequest: NamesRequestUser {}
 
 /// For tests: signs in as the user each request's `context.user_id` names, with a token of
 /// `TestIdentity`, the way a real client sends its user's token. A call that already carries an

@@ -11,7 +11,9 @@ enum AppMention {
   }
 
   /// Words that attach an app's name to the sentence; taken out with it.
-  static let connectors: Set<String> = ["on", "in", "with", "using", "via", "through", "from", "into", "at"]
+  static let connectors: Set<String> = [
+    "on", "in", "with", "using", "via", "through", "from", "into", "at", "use", "ask", "open",
+  ]
 
   /// A name as compared: lowercase, without spaces or a possessive.
   static func key(_ name: String) -> String {
@@ -52,6 +54,19 @@ enum AppMention {
           found = (domain.appName, length)
           break
         }
+      }
+      // A short or several-word name ("Unicorn", "Unicorn Ride") is the app only where the
+      // sentence attaches it ("… on Unicorn", "… in the Unicorn Ride app"): elsewhere it is a word
+      // of the sentence ("a unicorn ride to the park"). A long one-word name is the app anywhere.
+      if let (_, length) = found {
+        let joined = key(remaining[index..<(index + length)].map { words[$0] }.joined())
+        let distinctive = length == 1 && joined.count >= 8
+        let before = index > 0 ? words[remaining[index - 1]] : ""
+        let beforeThe = index > 1 ? words[remaining[index - 2]] : ""
+        let attached =
+          connectors.contains(before) || (before == "the" && connectors.contains(beforeThe))
+          || (index + length < remaining.count && words[remaining[index + length]] == "app")
+        if !distinctive && !attached { found = nil }
       }
       guard let (app, length) = found else {
         index += 1

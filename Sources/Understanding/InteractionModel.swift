@@ -76,6 +76,24 @@ package enum SlotKind: String, Sendable, Equatable, Codable, CaseIterable {
 
   /// Kinds whose words say where they end (a value of their own shape): two slots side by side
   /// are allowed when one of them is such a kind.
+  /// Kinds a sentence may add where it likes, beside what a sample places ("… tomorrow", "… for 3
+  /// people").
+  package var isFloating: Bool {
+    switch self {
+    case .money, .date, .number: true
+    case .person, .place, .text, .vocabulary, .enum: false
+    }
+  }
+
+  /// What a matched slot of the kind is worth to its sample's score (see `UtteranceMatcher`).
+  package var typedWeight: Double {
+    switch self {
+    case .money, .date, .number: 1
+    case .enum, .vocabulary: 0.6
+    case .person, .place, .text: 0
+    }
+  }
+
   package var isSelfDelimiting: Bool {
     switch self {
     case .money, .date, .vocabulary, .enum, .number: true

@@ -6,7 +6,7 @@ enum Politeness {
     ["would", "you"], ["will", "you"], ["can", "i"], ["could", "i"], ["i", "want", "to"], ["i'd", "like", "to"],
     ["i", "would", "like", "to"], ["i", "need", "to"], ["go", "ahead", "and"], ["just"], ["let's"], ["quickly"],
     // What is left of "ask UnicornRides to …" and "use UnicornPay to …" once the app is taken out.
-    ["ask", "to"], ["use", "to"],
+    ["ask", "to"], ["use", "to"], ["to"], ["and"],
   ]
   static let closings: [[String]] = [
     ["please"], ["thanks"], ["thank", "you"], ["for", "me"], ["right", "now"], ["asap"],

@@ -6,8 +6,13 @@
 package struct SampleTemplate: Sendable, Equatable {
   /// One element of an expanded sample.
   package enum Atom: Sendable, Equatable, Hashable {
-    case word(String)
+    /// One of these words (one word, or a group of one-word alternatives: `(pay|send)`);
+    /// `optional`: or none (`[a|the]`).
+    case words(Set<String>, optional: Bool)
     case slot(String)
+
+    /// One required word.
+    package static func word(_ word: String) -> Atom { .words([word], optional: false) }
   }
 
   /// Why a sample is not one.
@@ -36,7 +41,7 @@ package struct SampleTemplate: Sendable, Equatable {
     patterns = patterns.filter { seen.insert($0).inserted }
     guard !patterns.isEmpty else { throw Failure(sample: text, reason: "it has no words") }
     for pattern in patterns {
-      guard pattern.contains(where: { if case .word = $0 { return true } else { return false } }) else {
+      guard pattern.contains(where: { if case .words(_, false) = $0 { return true } else { return false } }) else {
         throw Failure(
           sample: text, reason: "one of its forms is only slots (\(Self.render(pattern))): it would take any sentence")
       }
@@ -55,8 +60,10 @@ package struct SampleTemplate: Sendable, Equatable {
   package static func render(_ pattern: [Atom]) -> String {
     pattern.map {
       switch $0 {
-      case .word(let word): word
-      case .slot(let name): "{\(name)}"
+      case .words(let words, let optional):
+        let sorted = words.sorted().joined(separator: "|")
+        return optional ? "[\(sorted)]" : words.count == 1 ? sorted : "(\(sorted))"
+      case .slot(let name): return "{\(name)}"
       }
     }.joined(separator: " ")
   }
@@ -117,6 +124,7 @@ package struct SampleTemplate: Sendable, Equatable {
             throw Failure(sample: sample, reason: "an alternative in ( ) is empty: write the group in [ ] instead")
           }
           elements.append(.choice(options, optional: character == "["))
+          continue
         case "{":
           endWord()
           guard let end = characters[position...].firstIndex(of: "}") else {
@@ -150,6 +158,15 @@ package struct SampleTemplate: Sendable, Equatable {
       case .word(let word): partial = partial.map { $0 + [.word(word)] }
       case .slot(let name): partial = partial.map { $0 + [.slot(name)] }
       case .choice(let options, let optional):
+        // A group of one-word alternatives is one atom: matched as one of its words, not expanded.
+        let single = options.compactMap { option -> String? in
+          if option.count == 1, case .word(let word) = option[0] { return word }
+          return nil
+        }
+        if single.count == options.count {
+          partial = partial.map { $0 + [.words(Set(single), optional: optional)] }
+          break
+        }
         var alternatives: [[Atom]] = optional ? [[]] : []
         for option in options { try expand(option, into: &alternatives, sample: sample) }
         partial = partial.flatMap { head in alternatives.map { head + $0 } }

@@ -105,7 +105,7 @@ package struct SpokenDate: Sendable, Equatable {
       case ["this", "month"]: return month(offset: 0)
       case ["next", "month"]: return month(offset: 1)
       case ["last", "month"]: return month(offset: -1)
-      case ["this", "weekend"], ["the", "weekend"], ["weekend"]: return weekend(offset: 0)
+      case ["this", "weekend"], ["the", "weekend"]: return weekend(offset: 0)
       case ["next", "weekend"]: return weekend(offset: 1)
       case ["last", "weekend"]: return weekend(offset: -1)
       case ["this", "year"]:

@@ -26,12 +26,23 @@ package struct Utterance: Sendable, Equatable {
     var start = 0
     var offset = 0
     func flush() {
-      // A full stop, colon or apostrophe at a word's end is punctuation ("today.", "saying:").
-      while let last = current.last, last == "." || last == "'" || last == ":" { current.removeLast() }
+      // An apostrophe at a word's start is a quotation mark ("'see you'"), as is one at its end.
+      while current.first == "'" {
+        current.removeFirst()
+        start += 1
+      }
+      // A full stop or apostrophe at a word's end is punctuation ("today.", "Scotts'"); a colon
+      // is a word of its own ("Kate: running late"), which samples may name.
+      var colon = false
+      while let last = current.last, last == "." || last == "'" || last == ":" {
+        if last == ":" { colon = true }
+        current.removeLast()
+      }
+      let length = current.reduce(0) { $0 + $1.unicodeScalars.count }
       if !current.isEmpty {
-        let length = current.reduce(0) { $0 + $1.unicodeScalars.count }
         words.append(Word(text: String(current).lowercased(), start: start, end: start + length))
       }
+      if colon { words.append(Word(text: ":", start: start + length, end: start + length + 1)) }
       current = []
     }
     let characters = Array(text)

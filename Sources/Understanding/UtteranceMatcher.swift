@@ -44,7 +44,7 @@ package struct UtteranceMatcher: Sendable {
         for name in template.slots where slots[name] == nil {
           throw SampleTemplate.Failure(sample: sample, reason: "{\(name)} is not one of the model's slots")
         }
-        patterns += template.patterns.map { Pattern(atoms: $0, sample: sample) }
+        patterns += template.patterns.map { Pattern(atoms: $0, sample: sample, slots: slots) }
       }
       self.patterns = patterns
     }
@@ -53,7 +53,42 @@ package struct UtteranceMatcher: Sendable {
   struct Pattern: Sendable {
     let atoms: [SampleTemplate.Atom]
     let sample: String
-    var literals: Int { atoms.count { if case .word = $0 { true } else { false } } }
+    /// The weight of its words, how many of them are content words, its slots and typed slots.
+    let literalWeight: Double
+    let contentWords: Int
+    let slotNames: Set<String>
+    let typedSlots: Int
+    let typedWeight: Double
+
+    init(atoms: [SampleTemplate.Atom], sample: String, slots: [String: CompiledSlot]) {
+      self.atoms = atoms
+      self.sample = sample
+      var weight = 0.0
+      var content = 0
+      var names = Set<String>()
+      var typed = 0
+      var typedWeight = 0.0
+      for atom in atoms {
+        switch atom {
+        case .words(let words, let optional):
+          guard !optional else { continue }
+          let atomWeight = Weights.of(words)
+          weight += atomWeight
+          if atomWeight == 1 { content += 1 }
+        case .slot(let name):
+          names.insert(name)
+          if let kind = slots[name]?.kind, kind.isSelfDelimiting {
+            typed += 1
+            typedWeight += kind.typedWeight
+          }
+        }
+      }
+      literalWeight = weight
+      contentWords = content
+      slotNames = names
+      typedSlots = typed
+      self.typedWeight = typedWeight
+    }
   }
 
   /// When and where the sentence is said: dates are read against it, bare amounts in its currency.
@@ -103,7 +138,7 @@ package struct UtteranceMatcher: Sendable {
 
   package let domains: [Domain]
   /// Candidates below this confidence are not given.
-  package static let minimumConfidence = 0.45
+  package static let minimumConfidence = 0.5
 
   package init(domains: [Domain]) {
     self.domains = domains
@@ -123,17 +158,25 @@ package struct UtteranceMatcher: Sendable {
     let trimmed = Politeness.trimmed(mention.remaining.map { utterance.words[$0].text })
     let kept = Array(mention.remaining[trimmed])
     let words = kept.map { utterance.words[$0].text }
+    let reading = Reading(words: words, context: context)
     var matches: [Match] = []
     for domain in domains where apps.isEmpty || apps.contains(domain.appName) {
       for intent in domain.intents {
-        var best: (Scored, Pattern)?
-        for pattern in intent.patterns {
-          var alignment = Alignment(pattern: pattern, intent: intent, words: words, context: context)
+        // The sample that matches best is the one with the highest confidence (a sample that
+        // places a slot the sentence does not need must pay for it); within a sample, the way its
+        // words are taken with the highest score.
+        var best: (Scored, Pattern, Double)?
+        for pattern in intent.patterns where reading.mayMatch(pattern) {
+          var alignment = Alignment(pattern: pattern, intent: intent, reading: reading)
           guard let scored = alignment.best() else { continue }
-          if best == nil || scored.isBetter(than: best!.0) { best = (scored, pattern) }
+          let confidence = scored.confidence(pattern: pattern)
+          if best == nil || confidence > best!.2 + 1e-9
+            || (abs(confidence - best!.2) <= 1e-9 && scored.isBetter(than: best!.0))
+          {
+            best = (scored, pattern, confidence)
+          }
         }
-        guard let (scored, pattern) = best else { continue }
-        let confidence = scored.confidence(literals: pattern.literals)
+        guard let (scored, pattern, confidence) = best else { continue }
         guard confidence >= Self.minimumConfidence else { continue }
         let slots = scored.assignments.map { assignment in
           let indices = Array(kept[assignment.range])
@@ -188,83 +231,241 @@ struct Scored {
     let value: UtteranceMatcher.Value
   }
 
-  var literalQuality: Double = 0
+  /// The weight of the sample's words matched (less for a typo), less what was left out or added.
+  var literalScore: Double = 0
+  /// Typed slots matched (the sample's own, and ones the sentence adds).
   var typedSlots = 0
+  /// What the typed slots matched are worth: a date, an amount or a number 1, an enum case or a
+  /// vocabulary item less (a word of the sentence that names one may as well be part of a name).
+  var typedScore = 0.0
+  /// Typed slots the sentence adds that the sample does not place ("… tomorrow").
+  var floatingSlots = 0
+  /// Words taken by free slots (text, names, places).
   var freeWords = 0
+  /// Content words of the sample matched.
+  var contentMatched = 0
+  /// The weight of optional words matched (they count toward what could have been only when said).
+  var optionalWeight = 0.0
   var assignments: [Assignment] = []
 
-  var total: Double { literalQuality + Double(typedSlots) }
+  var total: Double { literalScore + typedScore }
 
   func isBetter(than other: Scored) -> Bool {
     if abs(total - other.total) > 1e-9 { return total > other.total }
     return freeWords < other.freeWords
   }
 
-  /// The share matched, scaled by how much of the sample is fixed or typed.
-  func confidence(literals: Int) -> Double {
-    let anchors = literals + typedSlots
-    guard anchors > 0 else { return 0 }
-    let quality = total / Double(anchors)
+  /// The share matched of what could have been, scaled by how much of the sample is fixed or
+  /// typed: a sample with one fixed word and a free-text slot is a weaker match than one with four.
+  func confidence(pattern: UtteranceMatcher.Pattern) -> Double {
+    guard contentMatched > 0 || pattern.contentWords == 0 else { return 0 }
+    let possible = pattern.literalWeight + optionalWeight + pattern.typedWeight + Double(floatingSlots)
+    guard possible > 0 else { return 0 }
+    let quality = max(0, total) / possible
     var unanchored = 1.0
-    for _ in 0..<anchors { unanchored /= 2 }
-    return quality * (1 - unanchored)
+    for _ in 0..<(contentMatched + typedSlots) { unanchored /= 2 }
+    return min(1, quality) * (1 - unanchored)
   }
 }
 
-/// One pattern against the sentence's words: the best way its atoms take all the words.
+/// One pattern against the sentence's words: the best way its atoms take all the words. A word of
+/// the sample may be left out, and a word the sample does not have may be said, each at a cost
+/// (small for the little words — "a", "the", "my" —, large for the others); a typed slot of the
+/// intent that the sample does not place (a date, an amount, a number) may be said anywhere, as
+/// people add "tomorrow" or "for 3 people" where they like.
 struct Alignment {
   let pattern: UtteranceMatcher.Pattern
   let intent: UtteranceMatcher.Intent
-  let words: [String]
-  let context: UtteranceMatcher.Context
-  /// Best of atoms[a...] over words[w...], by a * (words + 1) + w; nil inside: no way.
-  private var memo: [Int: Scored?] = [:]
+  let reading: Reading
+  var words: [String] { reading.words }
+  /// The intent's typed slots the pattern does not place.
+  private let floating: [(name: String, slot: CompiledSlot)]
+  private var memo: [Key: Scored?] = [:]
 
-  init(
-    pattern: UtteranceMatcher.Pattern, intent: UtteranceMatcher.Intent, words: [String],
-    context: UtteranceMatcher.Context
-  ) {
+  struct Key: Hashable {
+    let atom: Int
+    let word: Int
+    let used: UInt8
+  }
+
+  /// What leaving out a word of the sample, or saying one it does not have, costs.
+  static let contentPenalty = 0.5
+  static let addedContentPenalty = 0.75
+  static let littlePenalty = 0.1
+
+  init(pattern: UtteranceMatcher.Pattern, intent: UtteranceMatcher.Intent, reading: Reading) {
     self.pattern = pattern
     self.intent = intent
-    self.words = words
-    self.context = context
+    self.reading = reading
+    floating = intent.slots.sorted { $0.key < $1.key }.filter { name, slot in
+      slot.kind.isFloating && !pattern.slotNames.contains(name)
+    }.prefix(8).map { ($0.key, $0.value) }
   }
 
   mutating func best() -> Scored? {
-    guard !words.isEmpty, pattern.literals <= words.count else { return nil }
-    return best(atom: 0, word: 0)
+    guard !words.isEmpty else { return nil }
+    return best(atom: 0, word: 0, used: 0)
   }
 
-  private mutating func best(atom: Int, word: Int) -> Scored? {
-    if atom == pattern.atoms.count { return word == words.count ? Scored() : nil }
-    guard word < words.count else { return nil }
-    let key = atom * (words.count + 1) + word
+  private mutating func best(atom: Int, word: Int, used: UInt8) -> Scored? {
+    if atom == pattern.atoms.count && word == words.count { return Scored() }
+    let key = Key(atom: atom, word: word, used: used)
     if let known = memo[key] { return known }
     var result: Scored?
-    switch pattern.atoms[atom] {
-    case .word(let expected):
-      if let quality = FuzzyWord.match(words[word], expected), var rest = best(atom: atom + 1, word: word + 1) {
-        rest.literalQuality += quality
-        result = rest
-      }
-    case .slot(let name):
-      guard let slot = intent.slots[name] else { break }
-      // The words after this slot must still hold the pattern's remaining fixed words.
-      let remainingLiterals = pattern.atoms[(atom + 1)...].count { if case .word = $0 { true } else { false } }
-      let longest = min(SlotReader.maximumWords(slot.kind), words.count - word - remainingLiterals)
-      if longest >= 1 {
-        for length in 1...longest {
+    func consider(_ candidate: Scored?) {
+      guard let candidate else { return }
+      if result == nil || candidate.isBetter(than: result!) { result = candidate }
+    }
+    if atom < pattern.atoms.count {
+      switch pattern.atoms[atom] {
+      case .words(let expected, let optional):
+        let weight = Weights.of(expected)
+        if word < words.count, let quality = reading.match(word, expected),
+          var rest = best(atom: atom + 1, word: word + 1, used: used)
+        {
+          rest.literalScore += weight * quality
+          if optional { rest.optionalWeight += weight }
+          if weight == 1 && !optional { rest.contentMatched += 1 }
+          consider(rest)
+        }
+        // The word left out (free for an optional one).
+        if var rest = best(atom: atom + 1, word: word, used: used) {
+          if !optional { rest.literalScore -= weight == 1 ? Self.contentPenalty : Self.littlePenalty }
+          consider(rest)
+        }
+      case .slot(let name):
+        guard let slot = intent.slots[name], word < words.count else { break }
+        let longest = min(SlotReader.maximumWords(slot.kind), words.count - word)
+        for length in 1...max(longest, 1) where length <= longest {
           let span = word..<(word + length)
-          guard let value = SlotReader.read(Array(words[span]), slot: slot, context: context),
-            var rest = best(atom: atom + 1, word: word + length)
+          guard let value = reading.read(span, slot: slot, intent: intent.intentClass, name: name),
+            var rest = best(atom: atom + 1, word: word + length, used: used)
           else { continue }
-          if slot.kind.isSelfDelimiting { rest.typedSlots += 1 } else { rest.freeWords += length }
+          if slot.kind.isSelfDelimiting {
+            rest.typedSlots += 1
+            rest.typedScore += slot.kind.typedWeight
+          } else {
+            rest.freeWords += length
+          }
           rest.assignments.insert(Scored.Assignment(name: name, range: span, value: value), at: 0)
-          if result == nil || rest.isBetter(than: result!) { result = rest }
+          consider(rest)
+        }
+      }
+    }
+    if word < words.count {
+      // A word the sample does not have.
+      if var rest = best(atom: atom, word: word + 1, used: used) {
+        rest.literalScore -= Weights.of(words[word]) == 1 ? Self.addedContentPenalty : Self.littlePenalty
+        consider(rest)
+      }
+      // A typed slot the sample does not place: a date with the little word that leads it ("on
+      // Friday"), an amount, or a number after "for" ("for 3 people"; a number alone is as likely
+      // part of an address).
+      for (index, (name, slot)) in floating.enumerated() where used & (1 << index) == 0 {
+        let leading = Weights.isLeading(words[word])
+        if slot.kind == .number && words[word] != "for" { continue }
+        let start = leading ? word + 1 : word
+        guard start < words.count else { continue }
+        let longest = min(SlotReader.maximumWords(slot.kind), words.count - start)
+        for length in 1...max(longest, 1) where length <= longest {
+          let span = start..<(start + length)
+          guard let value = reading.read(span, slot: slot, intent: intent.intentClass, name: name),
+            var rest = best(atom: atom, word: start + length, used: used | (1 << index))
+          else { continue }
+          rest.typedSlots += 1
+          rest.typedScore += slot.kind.typedWeight
+          rest.floatingSlots += 1
+          rest.assignments.insert(Scored.Assignment(name: name, range: span, value: value), at: 0)
+          consider(rest)
         }
       }
     }
     memo[key] = result
     return result
+  }
+}
+
+/// How much a word of a sample counts: the little words people vary freely count a quarter.
+enum Weights {
+  static let little: Set<String> = [
+    "a", "an", "the", "my", "me", "to", "for", "of", "on", "in", "at", "with", "from", "and", "is", "are", "i",
+    "you", "your", "it", "this", "that", "some", "any", "please", "can", "could", "would", "will", "do", "does",
+    "did", "be", "am", "was", "what", "what's", "how", "new", "all", "up", "into", "about", "as", "there", "have",
+    "by", "her", "him", "them", "us", ":", "just", "now", "again",
+  ]
+  /// Little words that lead a date, an amount or a number ("on Friday", "for 3", "at 9").
+  static let leading: Set<String> = [
+    "on", "at", "for", "by", "in", "of", "from", "until", "around", "about", "due", "scheduled", "starting",
+  ]
+
+  static func of(_ word: String) -> Double { little.contains(word) ? 0.25 : 1 }
+  /// A group of alternatives weighs what its heaviest word does.
+  static func of(_ words: Set<String>) -> Double { words.contains { !little.contains($0) } ? 1 : 0.25 }
+  static func isLeading(_ word: String) -> Bool { leading.contains(word) }
+}
+
+/// One sentence's words as every pattern reads them, with what reading them costs done once: a
+/// word against a sample's word, and a run of words as a slot's kind (an amount, a date…).
+final class Reading {
+  let words: [String]
+  let context: UtteranceMatcher.Context
+  private var matches: [WordPair: Double?] = [:]
+  private var values: [SlotSpan: UtteranceMatcher.Value?] = [:]
+
+  struct WordPair: Hashable {
+    let word: Int
+    let expected: String
+  }
+
+  struct SlotSpan: Hashable {
+    /// The kind's reader, and for enum and vocabulary slots which one's phrases.
+    let reader: String
+    let start: Int
+    let end: Int
+  }
+
+  init(words: [String], context: UtteranceMatcher.Context) {
+    self.words = words
+    self.context = context
+  }
+
+  func match(_ word: Int, _ expected: Set<String>) -> Double? {
+    var best: Double?
+    for candidate in expected {
+      let key = WordPair(word: word, expected: candidate)
+      let quality: Double?
+      if let known = matches[key] {
+        quality = known
+      } else {
+        quality = FuzzyWord.match(words[word], candidate)
+        matches[key] = quality
+      }
+      if let quality, quality > (best ?? 0) { best = quality }
+    }
+    return best
+  }
+
+  func read(_ span: Range<Int>, slot: CompiledSlot, intent: String, name: String) -> UtteranceMatcher.Value? {
+    let reader: String
+    switch slot.kind {
+    case .enum, .vocabulary: reader = "\(intent).\(name)"
+    default: reader = "\(slot.kind.rawValue)\(slot.isArray ? "[]" : "")"
+    }
+    let key = SlotSpan(reader: reader, start: span.lowerBound, end: span.upperBound)
+    if let known = values[key] { return known }
+    let value = SlotReader.read(Array(words[span]), slot: slot, context: context)
+    values[key] = value
+    return value
+  }
+
+  /// Whether `pattern` can take this sentence at all: at least half of its required content words
+  /// are said (or it has none).
+  func mayMatch(_ pattern: UtteranceMatcher.Pattern) -> Bool {
+    guard pattern.contentWords > 0 else { return true }
+    var found = 0
+    for case .words(let expected, false) in pattern.atoms where Weights.of(expected) == 1 {
+      if words.indices.contains(where: { match($0, expected) != nil }) { found += 1 }
+    }
+    return found * 2 >= pattern.contentWords && found > 0
   }
 }

@@ -17,7 +17,8 @@ struct SampleTemplateTests {
           "send {recipients} a message saying {content}", "send {recipients} a message that says {content}",
           "send {recipients} a message {content}",
         ].sorted())
-    #expect(try Self.forms("(pay|send) {payee}") == ["pay {payee}", "send {payee}"])
+    #expect(try Self.forms("(pay|send) {payee}") == ["(pay|send) {payee}"], "one-word alternatives stay one word")
+    #expect(try Self.forms("pay [my|the] bill") == ["pay [my|the] bill"])
     #expect(try Self.forms("Pay, Buttercup!") == ["pay buttercup"], "as the user's words are read")
     #expect(try SampleTemplate("[show] my messages [from {senders}]").slots == ["senders"])
   }
@@ -27,18 +28,19 @@ struct SampleTemplateTests {
     arguments: [
       "send (a|an message", "send a] message", "{content}", "[please] {content}", "tell {a} and {a}",
       "send (|a) message", "{bad name}", "send {recipients", "send recipients}",
-      "(a|b) (a|b) (a|b) (a|b) (a|b) (a|b) (a|b) (a|b) (a|b) x",
+      "(a b|c) (a b|c) (a b|c) (a b|c) (a b|c) (a b|c) (a b|c) (a b|c) (a b|c) x",
     ])
   func failures(sample: String) {
     #expect(throws: SampleTemplate.Failure.self) { _ = try SampleTemplate(sample) }
   }
 
   @Test("words of a sentence: lowercase, punctuation apart, offsets in code points as typed")
-  func utterance() {
+  func utterance() throws {
     let utterance = Utterance("Send Ünïcorn’s note: “hi”, please!")
-    #expect(utterance.words.map(\.text) == ["send", "ünïcorn's", "note", "hi", "please"])
+    #expect(utterance.words.map(\.text) == ["send", "ünïcorn's", "note", ":", "hi", "please"], "a colon is a word")
     #expect(utterance.original(1..<2) == "Ünïcorn’s")
-    #expect(utterance.words[3].start == 22 && utterance.words[3].end == 24)
+    #expect(utterance.words[4].start == 22 && utterance.words[4].end == 24)
+    #expect(try Self.forms("cancel (it|the (bicorn|car))") == ["cancel it", "cancel the (bicorn|car)"])
     #expect(Utterance("pay $25.50 today.").words.map(\.text) == ["pay", "$25.50", "today"])
   }
 

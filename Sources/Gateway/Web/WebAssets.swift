@@ -3,7 +3,7 @@
 /// The web app's files, by name (`index.html` is also `/`).
 enum WebAssets {
   /// Changes whenever a file does (the pages' ETag).
-  static let version = "20ad22c9502466fa"
+  static let version = "b349257aa1951084"
 
   static let files: [String: (contentType: String, text: String)] = [
     "app.js": (
@@ -39,6 +39,8 @@ enum WebAssets {
         signOut: byId("sign-out"),
         error: byId("error"),
         intentForm: byId("intent-form"),
+        sentenceForm: byId("sentence-form"),
+        sentenceInput: byId("sentence-input"),
         appSelect: byId("app-select"),
         appSummary: byId("app-summary"),
         intentSelect: byId("intent-select"),
@@ -248,8 +250,8 @@ enum WebAssets {
         return { intent: { intentClass: route.intentClass, appName, payload }, summary: [`${route.intentClass} with ${appName}`, ...said].join(" · "), route };
       }
 
-      page.intentForm.addEventListener("submit", (event) => {
-        event.preventDefault();
+      /** A new conversation, the previous one's transcript and card cleared. */
+      function newConversation(route) {
         clearError();
         state.conversation?.stop();
         page.transcript.replaceChildren();
@@ -259,21 +261,35 @@ enum WebAssets {
         page.live.hidden = true;
         delete page.live.dataset.state;
         delete page.live.dataset.updates;
+        const display = DISPLAYS[page.displayMode.value] ?? DISPLAYS["siri-snippet"];
+        const context = {
+          locale: navigator.language || "en-US", deviceLocked: page.deviceLocked.checked, timeZone: page.timeZone.value.trim(),
+        };
+        state.conversation = new Conversation({
+          route, routes: state.routes, token: state.token, context, display,
+          view: { conversation: page.conversation, transcript: page.transcript, ask: page.ask, live: page.live, card: page.card, showError, clearError },
+        });
+        page.conversation.dataset.stage = "STARTED";
+        return state.conversation;
+      }
+
+      page.sentenceForm.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const text = page.sentenceInput.value.trim();
+        if (!text) return showError(new ConnectError("invalid_argument", "say what you want first"));
+        return newConversation(null).startFromText(text);
+      });
+
+      page.intentForm.addEventListener("submit", (event) => {
+        event.preventDefault();
         let started;
         try {
           started = intentFromForm();
         } catch (error) {
           return showError(error);
         }
-        const display = DISPLAYS[page.displayMode.value] ?? DISPLAYS["siri-snippet"];
-        const context = { locale: "en-US", deviceLocked: page.deviceLocked.checked, timeZone: page.timeZone.value.trim() };
-        state.conversation = new Conversation({
-          route: started.route ?? state.routes.find((route) => route.intentClass === started.intent.intentClass) ?? null,
-          routes: state.routes, token: state.token, context, display,
-          view: { conversation: page.conversation, transcript: page.transcript, ask: page.ask, live: page.live, card: page.card, showError, clearError },
-        });
-        page.conversation.dataset.stage = "STARTED";
-        return state.conversation.start(started.intent, started.summary);
+        const route = started.route ?? state.routes.find((candidate) => candidate.intentClass === started.intent.intentClass) ?? null;
+        return newConversation(route).start(started.intent, started.summary);
       });
 
       page.timeZone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
@@ -472,6 +488,18 @@ enum WebAssets {
           await this.send();
         }
 
+        /**
+         * Starts from words: the gateway understands them (Understand) and answers the first turn of the
+         * intent they say; `appName` is the app the user picked when two could do it.
+         */
+        async startFromText(text, appName = "") {
+          if (!appName) this.say("user", text);
+          this.request.text = text;
+          this.lastText = text;
+          this.request.intent = appName ? { appName } : null;
+          await this.send();
+        }
+
         /** Stops the conversation: leaves a pending call and the live updates. */
         stop() {
           this.ended = true;
@@ -513,6 +541,13 @@ enum WebAssets {
             this.busy(false);
           }
           if (this.ended) return;
+          const fromText = Boolean(this.request.text);
+          delete this.request.text;
+          if (fromText && turn.intent?.intentClass) {
+            // The intent the words said: its route (parameters, labels) from the routing table.
+            this.route = this.routes.find((route) => route.intentClass === turn.intent.intentClass && route.appName === turn.appName)
+              ?? this.routes.find((route) => route.intentClass === turn.intent.intentClass) ?? this.route;
+          }
           this.appName = turn.appName || this.appName;
           this.request.intent = turn.intent ?? this.request.intent; // identifier included: Handle is exactly-once
           this.show(turn);
@@ -533,7 +568,17 @@ enum WebAssets {
         show(turn) {
           const stage = turn.stage ?? "STAGE_UNSPECIFIED";
           this.view.conversation.dataset.stage = stage;
+          const understood = turn.candidates?.[0];
+          if (understood && stage !== "STAGE_NEEDS_APP" && stage !== "STAGE_NOT_UNDERSTOOD") this.sayUnderstood(understood);
           switch (stage) {
+            case "STAGE_NOT_UNDERSTOOD":
+              this.say("app", turn.prompt || "Sorry, I can't help with that.");
+              this.view.ask.replaceChildren();
+              this.ended = true;
+              return undefined;
+            case "STAGE_NEEDS_APP":
+              this.say("app", turn.prompt || "Which app?");
+              return this.askForApp(turn);
             case "STAGE_NEEDS_PARAMETER":
               this.say("app", turn.prompt || `${turn.parameter}?`);
               return this.askForParameter(turn);
@@ -559,6 +604,36 @@ enum WebAssets {
             default:
               return this.fail(new ConnectError("internal", `the gateway answered stage ${stage}`));
           }
+        }
+
+        /** What the words were taken to say: the app, the intent and each value as said. */
+        sayUnderstood(candidate) {
+          const values = (candidate.slots ?? []).map((slot) => `${this.labels.get(slot.name) || slot.name}: ${slot.text}`);
+          const intent = candidate.intent?.intentClass ?? "";
+          this.view.transcript.append(
+            element("li", {
+              className: "understood", attributes: { "data-test": "understood" },
+              children: [`${candidate.intent?.appName ?? ""} · ${intent}${values.length ? ` · ${values.join(" · ")}` : ""}`],
+            }),
+          );
+        }
+
+        /** The apps that could do it, as buttons: the words go again to the one picked. */
+        askForApp(turn) {
+          const text = this.lastText;
+          const apps = (turn.candidates ?? []).map((candidate) => candidate.intent?.appName).filter(Boolean);
+          const buttons = apps.map((app) => {
+            const button = element("button", { className: "choice", attributes: { type: "button", "data-test": "app-choice" }, children: [app] });
+            button.addEventListener("click", () => {
+              this.say("user", app);
+              this.startFromText(text, app);
+            });
+            return button;
+          });
+          this.view.ask.replaceChildren(
+            element("p", { className: "prompt", attributes: { id: "prompt" }, children: [turn.prompt || "Which app?"] }),
+            element("div", { className: "choices", attributes: { role: "group", "aria-label": "Apps" }, children: buttons }),
+          );
         }
 
         drawLayout(turn) {
@@ -782,6 +857,15 @@ enum WebAssets {
         <main class="columns">
           <section class="panel" aria-labelledby="intent-title">
             <h2 id="intent-title">Ask</h2>
+            <form id="sentence-form" class="sentence">
+              <label for="sentence-input">Say what you want</label>
+              <div class="inline-form">
+                <input id="sentence-input" name="text" type="text" autocomplete="off" maxlength="1000"
+                  placeholder="e.g. send Scott a message on UnicornChat saying hi" aria-describedby="sentence-hint">
+                <button id="sentence-ask" class="primary" type="submit">Ask</button>
+              </div>
+              <small id="sentence-hint" class="hint">In words, as you would say it to Siri — or build the intent below.</small>
+            </form>
             <form id="intent-form">
               <div class="field">
                 <label for="app-select">App</label>
@@ -1481,6 +1565,14 @@ enum WebAssets {
       [data-role="bubble-outgoing-draft"] { background: #fff; color: var(--bubble); border: 2px dashed var(--bubble); }
 
       .view-stack.vertical > .role-caption:last-child { align-self: flex-end; }
+
+      /* The sentence box: words first, the intent form below it. */
+      .sentence { margin-bottom: 1rem; padding-bottom: 1rem; border-bottom: 1px solid var(--line, #ddd); }
+      .sentence label { display: block; font-weight: 600; margin-bottom: 0.25rem; color: inherit; font-size: 1rem; }
+      .sentence .inline-form { display: flex; gap: 0.5rem; }
+      .sentence input { flex: 1; min-width: 0; width: auto; }
+      /* What the words were taken to say, in the transcript. */
+      .transcript .understood { font-size: 0.85em; color: var(--muted, #555); list-style: none; margin: 0.25rem 0; overflow-wrap: anywhere; }
       """#
     ),
   ]

@@ -6,10 +6,14 @@ import ProtoJSON
 /// What the intent commands share: the request context and how a turn reads on a terminal.
 enum Conversation {
   static func context(_ options: IntentOptions) -> Intentmesh_V1_RequestContext {
+    context(options.connection)
+  }
+
+  static func context(_ connection: ConnectionOptions) -> Intentmesh_V1_RequestContext {
     .with {
-      $0.timeZone = options.timeZone
-      $0.locale = "en-US"
-      $0.deviceLocked = options.locked
+      $0.timeZone = connection.timeZone
+      $0.locale = connection.locale
+      $0.deviceLocked = connection.locked
     }
   }
 

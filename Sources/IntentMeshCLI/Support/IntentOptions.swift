@@ -4,17 +4,8 @@ import SwiftProtobuf
 import ArgumentParser
 import ServiceKit
 
-/// The options every intent command shares.
-struct IntentOptions: ParsableArguments {
-  @Argument(help: "The intent class, e.g. INSendMessageIntent.")
-  var intentClass: String
-
-  @Option(help: "The app the user names (its name or an alternative name).")
-  var app: String = ""
-
-  @Option(name: .customLong("param"), help: "A parameter as key=value (repeat; repeat a key for arrays).")
-  var parameters: [String] = []
-
+/// How a command reaches the gateway and for whom: the options every command that calls it shares.
+struct ConnectionOptions: ParsableArguments {
   @Option(help: "The gateway's host:port.")
   var gateway: String = "127.0.0.1:50060"
 
@@ -45,8 +36,31 @@ struct IntentOptions: ParsableArguments {
   @Option(help: "The user's IANA time zone.")
   var timeZone: String = "Europe/Zurich"
 
+  @Option(help: "The user's locale (BCP 47): amounts said without a currency are in its currency.")
+  var locale: String = "en-US"
+
   @Flag(help: "The device is locked.")
   var locked = false
+}
+
+/// The options every intent command shares.
+struct IntentOptions: ParsableArguments {
+  @Argument(help: "The intent class, e.g. INSendMessageIntent.")
+  var intentClass: String
+
+  @Option(help: "The app the user names (its name or an alternative name).")
+  var app: String = ""
+
+  @Option(name: .customLong("param"), help: "A parameter as key=value (repeat; repeat a key for arrays).")
+  var parameters: [String] = []
+
+  @OptionGroup var connection: ConnectionOptions
+
+  var gateway: String { connection.gateway }
+  var gatewayCA: String? { connection.gatewayCA }
+  var timeZone: String { connection.timeZone }
+  var locked: Bool { connection.locked }
+  func bearerToken() throws -> String { try connection.bearerToken() }
 
   /// key=value pairs, in order.
   func pairs() throws -> [(String, String)] {

@@ -37,6 +37,38 @@ final class FakeDomain: Intentmesh_V1_IntentsExtension.ServiceProtocol, Sendable
     self.extraServices = extraServices
   }
 
+  /// A second messaging app: UnicornChat's SendMessage (its payload type, its two parameters) and
+  /// a model that says it as UnicornChat's does, so a sentence is both apps' to take.
+  static func messaging(appName: String) -> FakeDomain {
+    let domain = FakeDomain(
+      appName: appName, intents: ["INSendMessageIntent"], payloadType: "intentmesh.messaging.v1.SendMessageIntent")
+    domain.manifestState.withLock { manifest in
+      manifest.intents[0].parameters = [
+        .with {
+          $0.keyPath = "recipients"; $0.isArray = true; $0.valueType = "intentmesh.v1.Person"
+        },
+        .with {
+          $0.keyPath = "content"; $0.valueType = "google.protobuf.StringValue"
+        },
+      ]
+      manifest.interactionModels = [
+        .with {
+          $0.intentClass = "INSendMessageIntent"
+          $0.slots = [
+            .with {
+              $0.name = "recipients"; $0.kind = .person
+            },
+            .with {
+              $0.name = "content"; $0.kind = .text
+            },
+          ]
+          $0.samples = ["send {recipients} (a|an) (message|text) [saying|that says] {content}"]
+        }
+      ]
+    }
+    return domain
+  }
+
   static func manifest(
     appName: String, alternatives: [String], intents: [String], restricted: [String], payloadType: String
   ) -> Intentmesh_V1_ExtensionManifest {
