@@ -37,8 +37,10 @@ enum SlotReader {
       guard !names.isEmpty, names.allSatisfy(isName) else { return nil }
       return .people(names.map { $0.joined(separator: " ") })
     case .place:
+      // A place is no time ("9 am") and no number; an address may start with one ("300 Post Street").
       guard words.contains(where: { !notInNames.contains($0) }), words.count <= maximumWords(.place),
-        words.first != "me", SpokenNumber.value(words) == nil
+        words.first != "me", SpokenNumber.value(words) == nil,
+        SpokenDate.parse(words, now: context.now, timeZone: context.timeZone) == nil
       else { return nil }
       return .text(words.joined(separator: " "))
     case .money:

@@ -105,6 +105,24 @@ struct LocalServerTests {
     }
   }
 
+  @Test("a request's content-length (curl and h2load send one) is its own: the calls the gateway makes for it are answered")
+  func contentLengthStaysWithItsHop() async throws {
+    try await TestGateway.run { gateway in
+      let port = gateway.port
+      let request: [UInt8] = try Intentmesh_Gateway_V1_InteractRequest.with {
+        $0.context = TestGateway.context
+        $0.intent = try! TestGateway.intent("INSearchForMessagesIntent", app: "UnicornChat")
+      }.serializedBytes()
+      let framed = [0] + ConnectEndToEndTests.bigEndian(UInt32(request.count)) + request
+      let trailers = try await offThePool {
+        try Self.rawCall(
+          port: port, path: "/intentmesh.gateway.v1.Gateway/Interact", headers: [("content-length", "\(framed.count)")],
+          body: framed)
+      }
+      #expect(trailers?.first(name: "grpc-status") == "0", "\(String(describing: trailers))")
+    }
+  }
+
   @Test("a client that resets its stream while the gateway's own call runs cancels the call it made to the domain")
   func clientLeaves() async throws {
     let slow = FakeDomain(appName: "SlowChat", intents: ["INSlowIntent"], resolveDelay: .seconds(20))

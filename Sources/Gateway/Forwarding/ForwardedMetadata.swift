@@ -6,7 +6,12 @@ internal import ServiceKit
 /// Which request metadata travels from the client to the domain: everything the application set
 /// (request id, trace context, custom keys), nothing that belongs to the transport.
 enum ForwardedMetadata {
-  static let transportKeys: Set<String> = ["content-type", "te", "user-agent", "host", "accept-encoding"]
+  /// The request's own HTTP headers, which belong to its hop: a `content-length` carried on would
+  /// describe another body (the domain's server resets a stream whose body is not that long).
+  static let transportKeys: Set<String> = [
+    "content-type", "te", "user-agent", "host", "accept-encoding", "content-length", "connection", "keep-alive",
+    "proxy-connection", "transfer-encoding", "upgrade",
+  ]
 
   static func forward(_ metadata: Metadata, requestID: String? = RequestID.current) -> Metadata {
     var forwarded = Metadata()
