@@ -105,7 +105,7 @@ struct LocalServerTests {
     }
   }
 
-  @Test("a request's content-length (curl and h2load send one) is its own: the calls the gateway makes for it are answered")
+  @Test("a request's content-length (curl and h2load send one) is its own: the gateway's calls for it are answered")
   func contentLengthStaysWithItsHop() async throws {
     try await TestGateway.run { gateway in
       let port = gateway.port
