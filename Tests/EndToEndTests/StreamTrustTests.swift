@@ -114,15 +114,16 @@ struct StreamTrustTests {
   @Test("a token that expires while its stream is open ends the stream with UNAUTHENTICATED, at its expiry")
   func expiry() async throws {
     let identity = try await Identity()
-    // `exp` is whole seconds: a 3 s token expires 2–3 s after it is signed.
+    // `exp` is whole seconds: a 6 s token expires 5–6 s after it is signed — room for the first
+    // update on a loaded machine (the whole suite at once once took over 2 s to send it).
     // The client's own deadline far beyond the expiry: a stream still open then ends
     // DEADLINE_EXCEEDED, not UNAUTHENTICATED (a loaded machine once took 6.6 s to end it at expiry).
     let ending = try await Self.follow(
-      identity, token: { try identity.issuer.token(subject: "diana", ttl: .seconds(3)) }, limit: .seconds(30))
+      identity, token: { try identity.issuer.token(subject: "diana", ttl: .seconds(6)) }, limit: .seconds(30))
     #expect(ending.code == .unauthenticated, "\(ending)")
     #expect(ending.message.contains("token expired"), "\(ending.message)")
     #expect(ending.updates >= 1)
-    #expect(ending.after >= .milliseconds(1900) && ending.after < .seconds(20), "\(ending.after)")
+    #expect(ending.after >= .milliseconds(4900) && ending.after < .seconds(25), "\(ending.after)")
   }
 
   @Test("the token's key leaves the JWKS while its stream is open: UNAUTHENTICATED within a second or two")

@@ -106,9 +106,9 @@ final class RawHTTP2Connection: RawLoopbackConnection, @unchecked Sendable {
   }
 
   /// Frames until one matches `stop` (included), skipping none.
-  func readFrames(until stop: (Frame) -> Bool) throws -> [Frame] {
+  func readFrames(within seconds: Double = 10, until stop: (Frame) -> Bool) throws -> [Frame] {
     var frames: [Frame] = []
-    while let frame = try readFrame() {
+    while let frame = try readFrame(within: seconds) {
       frames.append(frame)
       if stop(frame) { return frames }
     }
