@@ -6,7 +6,7 @@ at once. Fails when a figure is under its floor.
 
 usage: evaluate_understanding.py GATEWAY TOKEN SET.jsonl [SET.jsonl …]
 environment: FLOOR_TOP1 (0.95), FLOOR_SLOTS (0.90), FLOOR_OUT_OF_SCOPE (0.95), CONCURRENCY (16),
-SECONDS (5: how long the latency run lasts), VERBOSE=1 (every miss)."""
+LATENCY_SECONDS (5: how long the latency run lasts), VERBOSE=1 (every miss)."""
 import json
 import os
 import statistics
@@ -129,7 +129,7 @@ def main():
         for miss in all_misses:
             print("  " + miss)
     concurrency = int(os.environ.get("CONCURRENCY", "16"))
-    seconds = float(os.environ.get("SECONDS", "5"))
+    seconds = float(os.environ.get("LATENCY_SECONDS", "5"))
     measured = latency(address, metadata, texts, concurrency, seconds)
     if measured:
         p50 = statistics.median(measured)
