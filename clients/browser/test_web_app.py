@@ -59,6 +59,44 @@ def test_unicornchat_asks_which_diana_then_sends_after_yes(app):
     assert app.console_errors() == []
 
 
+def test_a_sentence_in_words_becomes_the_intent_then_asks_and_sends_after_yes(app):
+    page = app.page
+    app.sign_in("diana")
+    content = f"see you at the demo {uuid.uuid4().hex[:6]}"
+    page.fill("#sentence-input", f"Send a message to Diana on UnicornChat saying {content}")
+    page.click("#sentence-ask")
+
+    # What the words were taken to say, then the domain's own question.
+    understood = page.locator("[data-test=understood]")
+    expect(understood).to_contain_text("UnicornChat · INSendMessageIntent")
+    expect(understood).to_contain_text(content)
+    assert app.prompt() == "Which Diana?"
+    page.locator("[data-test=choice]").filter(has_text="Diana Ross").click()
+
+    draft = app.wait_for_card("STAGE_NEEDS_CONFIRMATION")
+    assert "To: Diana Ross" in draft.inner_text()
+    expect(page.locator('#result-card [data-role="bubble-outgoing-draft"]')).to_have_text(content)
+    page.click("#confirm-yes")
+    app.wait_for_card("STAGE_DONE")
+    expect(page.locator("#result-card [data-test=response-code]")).to_have_text("success")
+    assert app.transcript()[0].endswith(f"Send a message to Diana on UnicornChat saying {content}")
+    app.screenshot("words-sent")
+    assert app.console_errors() == []
+
+
+def test_words_no_domain_understands_are_answered_as_such(app):
+    page = app.page
+    app.sign_in("diana")
+    page.fill("#sentence-input", "what is the airspeed of an unladen swallow")
+    page.click("#sentence-ask")
+    expect(page.locator("#conversation")).to_have_attribute("data-stage", "STAGE_NOT_UNDERSTOOD")
+    assert page.locator("[data-test=understood]").count() == 0
+    assert page.locator("#result-card [data-test=app-name]").count() == 0
+    expect(page.locator('#transcript li[data-speaker="app"]').last).to_contain_text("can't help with that")
+    assert page.locator("#error").is_hidden()
+    assert app.console_errors() == []
+
+
 def test_missing_values_are_asked_for_and_no_cancels(app):
     page = app.page
     app.sign_in("diana")
