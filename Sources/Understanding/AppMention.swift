@@ -32,11 +32,18 @@ enum AppMention {
     return FuzzyWord.distance(Array(typed), Array(name), limit: 1) != nil
   }
 
-  static func names(of domain: UtteranceMatcher.Domain) -> Set<String> {
-    Set(([domain.appName] + domain.alternativeNames).map(key))
+  /// An app and the names it goes by, as compared.
+  struct Names: Sendable {
+    let appName: String
+    let keys: Set<String>
+
+    init(_ domain: UtteranceMatcher.Domain) {
+      appName = domain.appName
+      keys = Set(([domain.appName] + domain.alternativeNames).map(AppMention.key))
+    }
   }
 
-  static func find(in utterance: Utterance, domains: [UtteranceMatcher.Domain]) -> Found {
+  static func find(in utterance: Utterance, names: [Names]) -> Found {
     let words = utterance.words.map(\.text)
     var remaining = Array(words.indices)
     var apps: [String] = []
@@ -48,10 +55,8 @@ enum AppMention {
         let window = remaining[index..<(index + length)].map { words[$0] }
         let joined = key(window.joined())
         guard joined.count >= 4 else { continue }
-        if let domain = domains.first(where: { domain in
-          names(of: domain).contains { Self.isName(joined, $0, words: length) }
-        }) {
-          found = (domain.appName, length)
+        if let app = names.first(where: { app in app.keys.contains { Self.isName(joined, $0, words: length) } }) {
+          found = (app.appName, length)
           break
         }
       }

@@ -24,6 +24,13 @@ enum SlotReader {
     "joke", "weather", "time", "news", "music", "song", "timer", "alarm", "lights", "light",
   ]
 
+  /// Whether `read` gives a value for `words`, without building it where that is known beforehand
+  /// (free text takes any words).
+  static func accepts(_ words: ArraySlice<String>, slot: CompiledSlot, context: UtteranceMatcher.Context) -> Bool {
+    if slot.kind == .text && !slot.isArray { return !words.isEmpty }
+    return read(Array(words), slot: slot, context: context) != nil
+  }
+
   static func read(_ words: [String], slot: CompiledSlot, context: UtteranceMatcher.Context) -> UtteranceMatcher.Value?
   {
     switch slot.kind {
@@ -54,8 +61,13 @@ enum SlotReader {
     case .enum, .vocabulary:
       var best: (CompiledSlot.Choice, Double)?
       for choice in slot.choices where choice.words.count == words.count {
-        let quality = zip(words, choice.words).reduce(1.0) { partial, pair in
-          partial * (FuzzyWord.match(pair.0, pair.1) ?? 0)
+        var quality = 1.0
+        for (typed, expected) in zip(words, choice.words) {
+          guard let match = FuzzyWord.match(typed, expected) else {
+            quality = 0
+            break
+          }
+          quality *= match
         }
         if quality > 0, best == nil || quality > best!.1 { best = (choice, quality) }
       }

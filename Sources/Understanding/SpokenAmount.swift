@@ -44,10 +44,20 @@ package struct SpokenAmount: Sendable, Equatable {
     }
   }
 
+  /// Whether `word` may be part of an amount: a number's, a currency's (its name, its symbol
+  /// before or after), a fraction's ("cents") or "us", "swiss". A run of words with one that may
+  /// not is no amount, and `parse` need not read it.
+  package static func mayBePart(_ word: String) -> Bool {
+    if let first = word.first, symbols[first] != nil { return true }
+    if let last = word.last, symbols[last] != nil { return true }
+    return SpokenNumber.mayBePart(word) || names[word] != nil || cents.contains(word) || word == "us"
+      || word == "swiss"
+  }
+
   /// The amount `words` say, all of them; nil when they are not one. `bareCurrency`: the currency
   /// of a number said without one (nil: a bare number is no amount).
   package static func parse(_ words: [String], bareCurrency: String?) -> SpokenAmount? {
-    guard !words.isEmpty, words.count <= 8 else { return nil }
+    guard !words.isEmpty, words.count <= 8, words.allSatisfy(mayBePart) else { return nil }
     var words = words
     var currency: String?
     // A symbol before or after the number, in its word or alone: "$25", "$ 25", "25€", "25 €".

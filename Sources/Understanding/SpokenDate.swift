@@ -35,9 +35,28 @@ package struct SpokenDate: Sendable, Equatable {
   /// Words that may lead a date without changing it ("on Friday", "by tomorrow").
   static let leading: Set<String> = ["on", "at", "by", "for", "due", "from", "since", "until", "till", "before"]
 
+  /// Every word the reader below knows by name (besides weekdays, months, ordinals and numbers).
+  static let vocabulary: Set<String> = leading.union([
+    "the", "of", "a", "an", "in", "this", "next", "last", "coming", "today", "tonight", "tomorrow", "yesterday",
+    "day", "days", "week", "weeks", "weekend", "month", "months", "year", "after", "ago", "now", "minute",
+    "minutes", "hour", "hours", "noon", "midday", "midnight", "morning", "afternoon", "evening", "o'clock",
+  ])
+
+  /// Whether `word` may be part of a date: one the reader knows, a weekday, a month, an ordinal,
+  /// a number (or one with a digit: "2026-12-05", "9:30"), or a time with am or pm on it
+  /// ("ninepm"). A run of words with one that may not is no date, and `parse` need not read it.
+  package static func mayBePart(_ word: String) -> Bool {
+    if vocabulary.contains(word) || weekdays[word] != nil || months[word] != nil
+      || SpokenNumber.ordinals[word] != nil || SpokenNumber.mayBePart(word)
+    {
+      return true
+    }
+    return word.hasSuffix("am") || word.hasSuffix("pm") || word.hasSuffix("a.m") || word.hasSuffix("p.m")
+  }
+
   /// The date `words` say, all of them, said at `now` in `timeZone`; nil when they are not one.
   package static func parse(_ words: [String], now: Date, timeZone: TimeZone) -> SpokenDate? {
-    guard !words.isEmpty, words.count <= 10 else { return nil }
+    guard !words.isEmpty, words.count <= 10, words.allSatisfy(mayBePart) else { return nil }
     var calendar = Calendar(identifier: .gregorian)
     calendar.timeZone = timeZone
     var reader = Reader(words: words, calendar: calendar, now: now)

@@ -16,9 +16,21 @@ package enum SpokenNumber {
     "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20, "thirtieth": 30,
   ]
 
+  /// Whether `word` may be part of a number: one with a digit, or whose every part between
+  /// hyphens is a number's word ("twenty-five", "hundred", "a", "and"). A run of words with one
+  /// that may not is no number, and `value` need not read it.
+  package static func mayBePart(_ word: String) -> Bool {
+    if word.utf8.contains(where: { $0 >= 0x30 && $0 <= 0x39 }) { return true }
+    return word.split(separator: "-").allSatisfy { part in
+      let part = String(part)
+      return units[part] != nil || tens[part] != nil || scales[part] != nil || part == "a" || part == "an"
+        || part == "and"
+    }
+  }
+
   /// The number `words` say together, all of them; nil when they are not one number.
   package static func value(_ words: [String]) -> Double? {
-    guard !words.isEmpty else { return nil }
+    guard !words.isEmpty, words.allSatisfy(mayBePart) else { return nil }
     if words.count == 1, let digits = digits(words[0]) { return digits }
     // Words: "twenty five", "twenty-five", "a hundred and five", "two thousand three hundred".
     let parts = words.flatMap { $0.split(separator: "-").map(String.init) }

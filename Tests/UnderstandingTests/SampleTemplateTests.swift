@@ -53,6 +53,13 @@ struct SampleTemplateTests {
     #expect(FuzzyWord.match("unicrnchta", "unicornchat") == 0.65)
     #expect(FuzzyWord.match("go", "to") == nil)
     #expect(FuzzyWord.match("sned", "send") == 0.8)
+    // Words beyond ASCII are compared by their characters, as ASCII ones are by their bytes.
+    #expect(FuzzyWord.match("zurich", "zürich") == 0.8)
+    #expect(FuzzyWord.match("zürihc", "zürich") == 0.8, "two letters swapped")
+    #expect(FuzzyWord.match("cafe\u{301}s", "cafés") == 1, "the same characters, composed otherwise")
+    #expect(FuzzyWord.match("strasse", "straße") == nil, "two edits in a word of six")
+    #expect(FuzzyWord.distance(Array("kitten".utf8), Array("sitting".utf8), limit: 3) == 3)
+    #expect(FuzzyWord.distance(Array("kitten"), Array("sitting"), limit: 2) == nil)
     #expect(FuzzyWord.match("snd", "send") == 0.8)
     #expect(FuzzyWord.match("bill", "bull") == 0.8)
     #expect(FuzzyWord.match("pay", "say") == nil)

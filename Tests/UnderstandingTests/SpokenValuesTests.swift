@@ -99,4 +99,34 @@ struct SpokenValuesTests {
   func notDates(text: String) {
     #expect(Self.date(text) == nil, "\(text)")
   }
+
+  /// Every word the date reader knows by name, in a date: `SpokenDate.mayBePart` must let each
+  /// through, or `parse` refuses the date without reading it.
+  @Test(
+    "dates in every word the reader knows",
+    arguments: [
+      "3 days from now", "a hundred and five days ago", "in a week", "in an hour", "in 30 minutes",
+      "the coming friday", "coming sat", "this year", "the day before yesterday", "sept 5th",
+      "the 5th of december", "12/24", "12/24/27", "ninepm", "9 a.m", "9 p.m", "at 9 in the morning",
+      "at 3 in the afternoon", "at midnight", "midday", "until tomorrow", "since monday", "due thursday",
+      "till friday", "before next week", "next month", "last weekend", "next weekend", "in 2 months",
+      "first of january",
+    ])
+  func datesInTheReadersWords(text: String) {
+    #expect(Self.date(text) != nil, "\(text)")
+    #expect(Self.words(text).allSatisfy(SpokenDate.mayBePart), "\(text)")
+  }
+
+  @Test("a run of words with one that no number, amount or date has is none, without reading it")
+  func outsiders() {
+    #expect(!SpokenNumber.mayBePart("banana") && !SpokenAmount.mayBePart("banana") && !SpokenDate.mayBePart("banana"))
+    #expect(
+      SpokenNumber.mayBePart("twenty-five") && SpokenNumber.mayBePart("12a") && !SpokenNumber.mayBePart("twenty-banana")
+    )
+    #expect(SpokenAmount.mayBePart("$25") && SpokenAmount.mayBePart("25€") && SpokenAmount.mayBePart("cents"))
+    #expect(SpokenNumber.value(Self.words("twenty five banana")) == nil)
+    #expect(SpokenAmount.parse(Self.words("25 dollars banana"), bareCurrency: "USD") == nil)
+    #expect(Self.date("tomorrow banana") == nil)
+    #expect(Self.date("friday at 9 sharp") == nil)
+  }
 }
