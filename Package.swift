@@ -305,7 +305,7 @@ let package = Package(
       name: "Gateway",
       dependencies: [
         "ServiceKit", "ProtoJSON", "IntentMeshCore", "IntentMeshProtos", "Understanding", "CZlib", grpcCore,
-        grpcProtobuf, grpcHTTP2,
+        grpcProtobuf, grpcHTTP2, grpcInProcess,
         swiftProtobuf, logging, serviceLifecycle,
         unixSignals, argumentParser, nioCore, nioPosix, nioHPACK, nioExtras, prometheus, nioSSL, nioHTTP1, nioHTTP2,
         tracing,

@@ -1426,6 +1426,108 @@ def attack_none(port: int, cfg: Config) -> dict:
     return {"summary": "no attack: the legitimate client alone (unloaded latency)", "received": Received()}
 
 
+MCP_INITIALIZE = json.dumps({
+    "jsonrpc": "2.0", "id": 1, "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+               "clientInfo": {"name": "attack", "version": "1"}}}).encode()
+
+
+def mcp_post(port: int, body: bytes, session: str | None = None, announce: int | None = None,
+             timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 POST to /mcp with Diana's token on a fresh connection: (status, headers,
+    body); status 0 when the connection failed or closed without an answer. `announce`: the
+    content-length said (more than is sent: the server must not wait for the rest)."""
+    name, value = bearer()
+    head = [f"POST /mcp HTTP/1.1", f"host: 127.0.0.1:{port}", "content-type: application/json",
+            "accept: application/json, text/event-stream", f"{name}: {value}",
+            f"content-length: {announce if announce is not None else len(body)}", "connection: close"]
+    if session:
+        head.append(f"mcp-session-id: {session}")
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(("\r\n".join(head) + "\r\n\r\n").encode())
+            try:
+                sock.sendall(body)
+            except OSError:
+                pass  # refused before the whole body was taken: the answer says why
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    return 0, {}, b""
+                data += chunk
+            top, _, rest = data.partition(b"\r\n\r\n")
+            lines = top.decode("latin-1").split("\r\n")
+            headers = {k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+            return int(lines[0].split()[1]), headers, rest
+    except OSError:
+        return 0, {}, b""
+
+
+def attack_mcp(port: int, cfg: Config) -> dict:
+    """The MCP endpoint (/mcp, HTTP/1.1), with a valid token: many sessions (initialize after
+    initialize: the user's and the total bounds must hold them), oversized bodies (8 MiB announced,
+    1 MiB sent), malformed JSON-RPC, and tool calls that ask the user's yes and are never answered
+    (each waits for an answer that never comes: the per-session bound must hold them), from 4
+    threads until the time is up."""
+    deadline = time.monotonic() + cfg.duration
+    statuses: Counter = Counter()
+    lock = threading.Lock()
+    session_holder: list[str] = []
+    pay = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "UnicornChat_SendMessage", "arguments": {
+            "recipients": [{"displayName": "Sparkle Sparkly"}], "content": "never confirmed"}}}).encode()
+    malformed = [b"{", b"[]", b'{"jsonrpc":"2.0","id":{},"method":"x"}', b'{"jsonrpc":"2.0","method":' + b"[" * 5000,
+                 b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}', b"\xff\xfe" * 100]
+
+    def note(kind: str, status: int) -> None:
+        with lock:
+            statuses[f"{kind} {status}"] += 1
+
+    def sessions() -> None:
+        while time.monotonic() < deadline:
+            status, headers, _ = mcp_post(port, MCP_INITIALIZE)
+            note("initialize", status)
+            if status == 200 and not session_holder:
+                session_holder.append(headers.get("mcp-session-id", ""))
+
+    def oversized() -> None:
+        while time.monotonic() < deadline:
+            note("8 MiB body", mcp_post(port, b"x" * (1 << 20), announce=8 << 20)[0])
+            for body in malformed:
+                note("malformed", mcp_post(port, body)[0])
+
+    def unanswered() -> None:
+        held = []
+        while time.monotonic() < deadline and len(held) < cfg.cap(20, 200):
+            status, headers, _ = mcp_post(port, MCP_INITIALIZE)
+            if status != 200:
+                continue
+            session = headers.get("mcp-session-id", "")
+            name, value = bearer()
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+                head = (f"POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+                        f"{name}: {value}\r\nmcp-session-id: {session}\r\ncontent-length: {len(pay)}\r\n\r\n")
+                sock.sendall(head.encode() + pay)
+                held.append(sock)
+                note("tools/call left unanswered", 0)
+            except OSError:
+                note("tools/call left unanswered", -1)
+        while time.monotonic() < deadline:
+            time.sleep(0.1)
+        for sock in held:
+            sock.close()
+
+    workers = [threading.Thread(target=target, daemon=True) for target in (sessions, sessions, oversized, unanswered)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(cfg.duration + 10)
+    summary = "; ".join(f"{key}×{count}" for key, count in sorted(statuses.items()))
+    return {"summary": summary or "nothing answered", "received": Received()}
+
+
 @dataclass
 class Attack:
     name: str
@@ -1449,6 +1551,7 @@ ATTACKS = [
     Attack("incomplete-calls", attack_incomplete_calls, held=True),
     Attack("ping-flood", attack_ping_flood),
     Attack("settings-flood", attack_settings_flood),
+    Attack("mcp", attack_mcp),
 ]
 
 

@@ -1,5 +1,6 @@
 internal import IntentMeshProtos
 internal import GRPCCore
+internal import GRPCInProcessTransport
 internal import GRPCNIOTransportHTTP2
 package import Logging
 internal import NIOCore
@@ -76,10 +77,20 @@ package final class GatewayApplication: Service, Sendable {
       // The relay owns the public port; the gateway's own server answers behind it, in process.
       let local = LocalServerTransport()
       let server = GRPCServer(transport: local, services: services, interceptors: interceptors)
+      // MCP's tool calls run the gateway's own Interact, in process, through the same interceptors.
+      let inProcess = InProcessTransport()
+      let mcpServer = GRPCServer(transport: inProcess.server, services: services, interceptors: interceptors)
+      let mcpClient = GRPCClient(transport: inProcess.client)
+      let gateway = Intentmesh_Gateway_V1_Gateway.Client(wrapping: mcpClient)
+      let mcp = MCPEndpoint(
+        verifier: verifier, tls: configuration.tls != nil,
+        catalog: MCPToolCatalog(directory: directory, schema: { reflectionIndex.schema() }),
+        schema: { reflectionIndex.schema() }, cors: configuration.cors, logger: logger
+      ) { request, metadata in try await gateway.interact(request, metadata: metadata) }
       let web = (
         responder: try WebResponder.make(
           reflection: reflectionIndex, cors: configuration.cors, pages: WebPages(root: configuration.webRoot),
-          devTokensFrom: configuration.devTokensFrom, logger: logger),
+          devTokensFrom: configuration.devTokensFrom, mcp: mcp, logger: logger),
         requestTimeout: configuration.relayLimits.handshakeTimeout
       )
       let relayRouter = RelayRouter(
@@ -97,6 +108,8 @@ package final class GatewayApplication: Service, Sendable {
       }
       // Stopped in reverse: the relay drains its calls before the server behind it stops.
       parts.append(.init(service: GRPCServerService(server: server, calls: configuration.callExecutor)))
+      parts.append(.init(service: GRPCServerService(server: mcpServer, calls: configuration.callExecutor)))
+      parts.append(.init(service: InProcessClientService(client: mcpClient)))
       parts.append(.init(service: relay))
     } else {
       let transport = ServiceTransport.http2(

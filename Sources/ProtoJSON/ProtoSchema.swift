@@ -9,7 +9,7 @@ package struct ProtoSchema: Sendable {
     package let jsonName: String
     package let number: Int
     package let type: Google_Protobuf_FieldDescriptorProto.TypeEnum
-    let isRepeated: Bool
+    package let isRepeated: Bool
     /// The full name of the message or enum, for those types.
     package let typeName: String
   }
@@ -18,7 +18,7 @@ package struct ProtoSchema: Sendable {
     let fullName: String
     package let fields: [Field]
     /// A map's entry type (key = field 1, value = field 2).
-    let isMapEntry: Bool
+    package let isMapEntry: Bool
 
     /// The field a JSON member names: its JSON name or its proto name.
     package func field(named name: String) -> Field? { fields.first { $0.jsonName == name || $0.name == name } }
@@ -101,7 +101,7 @@ package struct ProtoSchema: Sendable {
   }
 
   /// protoc's JSON name: "goal_value" → "goalValue".
-  static func lowerCamel(_ name: String) -> String {
+  package static func lowerCamel(_ name: String) -> String {
     var result = ""
     var upper = false
     for character in name {

@@ -17,12 +17,15 @@ final class WebResponder: Sendable {
   let cors: CORSPolicy
   private let pages: WebPages
   private let devTokens: DevTokens?
+  /// The MCP server (`/mcp`, and its protected resource metadata), when the gateway has one.
+  let mcp: MCPEndpoint?
 
   init(
     schema: @escaping @Sendable () -> ProtoSchema, cors: CORSPolicy, pages: WebPages = WebPages(),
-    devTokens: DevTokens? = nil
+    devTokens: DevTokens? = nil, mcp: MCPEndpoint? = nil
   ) {
     self.pages = pages
+    self.mcp = mcp
     self.devTokens = devTokens
     self.schema = schema
     self.cors = cors
@@ -31,7 +34,8 @@ final class WebResponder: Sendable {
   /// The gateway's responder: pages from `pages`, and development tokens signed with the local
   /// identity in `devTokensFrom` (nil: none).
   static func make(
-    reflection: GatewayReflection, cors: CORSPolicy, pages: WebPages, devTokensFrom: String?, logger: Logger
+    reflection: GatewayReflection, cors: CORSPolicy, pages: WebPages, devTokensFrom: String?, mcp: MCPEndpoint?,
+    logger: Logger
   ) throws -> WebResponder {
     let devTokens = try devTokensFrom.map {
       let folder = URL(fileURLWithPath: $0)
@@ -43,7 +47,7 @@ final class WebResponder: Sendable {
         "development tokens: POST /dev/token signs a token for any user, for a page on loopback that holds the secret in \(DevTokenSecret.fileName) (the web app's address: …/#dev=<secret>)",
         metadata: ["identity": "\(devTokensFrom)"])
     }
-    return WebResponder(schema: { reflection.schema() }, cors: cors, pages: pages, devTokens: devTokens)
+    return WebResponder(schema: { reflection.schema() }, cors: cors, pages: pages, devTokens: devTokens, mcp: mcp)
   }
 
   /// The messages and methods calls are read and answered by now.
@@ -53,11 +57,15 @@ final class WebResponder: Sendable {
   enum Reply {
     case answer(WebAnswer)
     case call(ConnectRequestKind)
+    /// An answer given later, part by part, by `produce` (an MCP request's): the relay runs it in a
+    /// task of its own, cancelled when the request's stream goes.
+    case later(@Sendable (WebAnswerWriter) async -> Void)
   }
 
   /// What answers `request`: a preflight, a development token, a page or a refusal at once, or
   /// (a POST of a web content type) a call. Synchronous: the relay answers its HTTP/2 streams so.
   func reply(to request: WebRequest) -> Reply {
+    if let mcp, let reply = mcp.reply(to: request) { return reply }
     let origin = request.header("origin")
     switch request.method {
     case "OPTIONS":

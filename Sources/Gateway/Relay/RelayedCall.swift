@@ -48,6 +48,10 @@ final class RelayedCall {
   /// A web call's deadline (its `Connect-Timeout-Ms` or `grpc-timeout`, a stream's longest life),
   /// kept by the relay as the Connect protocol asks of a server.
   private var webDeadline: Scheduled<Void>?
+  /// An answer the web side gives later (`WebResponder.Reply.later`), while it is being written.
+  private var laterAnswer: Task<Void, Never>?
+  private var laterAnswerStarted = false
+  private var laterAnswerEnded = false
   /// The large first message's bytes this call holds in the large-request budgets, given back
   /// when the call is gone.
   private var largeRequest: LargeRequestBudget.Reservation?
@@ -234,6 +238,45 @@ final class RelayedCall {
         answer(
           responder.refusal(of: request, kind: kind)
             ?? .plain(503, "\(request.path): the gateway's methods changed meanwhile; try again"))
+      case .later(let produce):
+        answerLater(produce)
+      }
+    }
+  }
+
+  /// Ends the routing of a web stream whose answer `produce` writes later, from a task: each part
+  /// comes back to this loop in order; the task is cancelled when the client's stream goes.
+  private func answerLater(_ produce: @escaping @Sendable (WebAnswerWriter) async -> Void) {
+    releaseWebHeld()
+    webAnswer = nil
+    guard machine.answeredByRelay() != nil else { return }
+    let call = NIOLoopBound(self, eventLoop: state.eventLoop)
+    let eventLoop = state.eventLoop
+    let writer = WebAnswerWriter { part in eventLoop.execute { call.value.writeLater(part) } }
+    laterAnswer = Task {
+      await produce(writer)
+      writer.write(.end)
+    }
+  }
+
+  private func writeLater(_ part: WebAnswerWriter.Part) {
+    guard !laterAnswerEnded else { return }
+    switch part {
+    case .head(let status, let headers):
+      guard !laterAnswerStarted else { return }
+      laterAnswerStarted = true
+      client.send(
+        .headers(WebRequestCollector.head(status: status, headers: headers), endStream: false), on: clientStream)
+    case .body(let bytes):
+      guard laterAnswerStarted, !bytes.isEmpty else { return }
+      client.send(.data(ByteBuffer(bytes: bytes), endStream: false), on: clientStream)
+    case .end:
+      laterAnswerEnded = true
+      laterAnswer = nil
+      if laterAnswerStarted {
+        client.send(.data(ByteBuffer(), endStream: true), on: clientStream)
+      } else {
+        client.send(.headers(WebRequestCollector.head(status: 500, headers: []), endStream: true), on: clientStream)
       }
     }
   }
@@ -524,6 +567,9 @@ final class RelayedCall {
   // MARK: Resets
 
   private func clientReset() {
+    laterAnswer?.cancel()
+    laterAnswer = nil
+    laterAnswerEnded = true
     releaseWebHeld()
     largeRequest?.release()
     largeRequest = nil

@@ -65,6 +65,18 @@ final class RawHTTP1Connection: RawLoopbackConnection, @unchecked Sendable {
     return response
   }
 
+  /// The next chunk of a chunked body whose head `readHead` read (empty: the last one), as it comes.
+  func readChunk(within seconds: Double = 10) throws -> [UInt8] {
+    let deadline = Date().addingTimeInterval(seconds)
+    let lineEnd = try readUntil(deadline) { Self.find([13, 10], in: $0).map { $0 + 2 } }
+    let size = Int(String(decoding: received[..<(lineEnd - 2)], as: UTF8.self), radix: 16) ?? 0
+    received.removeFirst(lineEnd)
+    _ = try readUntil(deadline) { $0.count >= size + 2 ? size + 2 : nil }
+    let chunk = Array(received.prefix(size))
+    received.removeFirst(size + 2)
+    return chunk
+  }
+
   /// The status and headers of the next response, its body left to come (a stream that stays open).
   func readHead(within seconds: Double = 10) throws -> Response {
     try readHead(until: Date().addingTimeInterval(seconds))

@@ -64,12 +64,18 @@ struct WebRequestCollector {
 
   /// `answer` as an HTTP/2 stream's frames.
   static func items(of answer: WebAnswer) -> [Outgoing] {
-    var head = HPACKHeaders()
-    head.add(name: ":status", value: "\(answer.status)")
-    for (name, value) in answer.headers where !["connection", "keep-alive", "transfer-encoding"].contains(name) {
-      head.add(name: name, value: value)
-    }
+    let head = head(status: answer.status, headers: answer.headers)
     guard let body = answer.body, !body.isEmpty else { return [.headers(head, endStream: true)] }
     return [.headers(head, endStream: false), .data(ByteBuffer(bytes: body), endStream: true)]
+  }
+
+  /// An answer's HEADERS: its status and headers, without HTTP/1.1's connection headers.
+  static func head(status: Int, headers: [(String, String)]) -> HPACKHeaders {
+    var head = HPACKHeaders()
+    head.add(name: ":status", value: "\(status)")
+    for (name, value) in headers where !["connection", "keep-alive", "transfer-encoding"].contains(name) {
+      head.add(name: name, value: value)
+    }
+    return head
   }
 }
