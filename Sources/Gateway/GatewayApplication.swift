@@ -82,11 +82,13 @@ package final class GatewayApplication: Service, Sendable {
       let mcpServer = GRPCServer(transport: inProcess.server, services: services, interceptors: interceptors)
       let mcpClient = GRPCClient(transport: inProcess.client)
       let gateway = Intentmesh_Gateway_V1_Gateway.Client(wrapping: mcpClient)
+      let sessions = MCPSessions()
       let mcp = MCPEndpoint(
         verifier: verifier, tls: configuration.tls != nil,
-        catalog: MCPToolCatalog(directory: directory, schema: { reflectionIndex.schema() }),
+        catalog: MCPToolCatalog(directory: directory, schema: { reflectionIndex.schema() }), sessions: sessions,
         schema: { reflectionIndex.schema() }, cors: configuration.cors, logger: logger
       ) { request, metadata in try await gateway.interact(request, metadata: metadata) }
+      parts.append(.init(service: MCPToolListWatcher(sessions: sessions, generation: { directory.generation })))
       let web = (
         responder: try WebResponder.make(
           reflection: reflectionIndex, cors: configuration.cors, pages: WebPages(root: configuration.webRoot),

@@ -69,9 +69,11 @@ final class MCPEndpoint: Sendable {
       return .later { writer in await self.post(request, writer: writer) }
     case "DELETE":
       return .later { writer in await self.delete(request, writer: writer) }
+    case "GET":
+      return .later { writer in await self.listen(request, writer: writer) }
     default:
-      var answer = WebAnswer.plain(405, "the MCP endpoint takes POST and DELETE (it opens no stream of its own on GET)")
-      answer.headers.append(("allow", "POST, DELETE"))
+      var answer = WebAnswer.plain(405, "the MCP endpoint takes POST, GET and DELETE")
+      answer.headers.append(("allow", "POST, GET, DELETE"))
       return .answer(answer)
     }
   }
@@ -215,7 +217,7 @@ final class MCPEndpoint: Sendable {
     let session = await sessions.open(user: user, version: version, elicits: elicits)
     let result = JSONValue.object([
       ("protocolVersion", .string(version)),
-      ("capabilities", .object([("tools", .object([("listChanged", .bool(false))]))])),
+      ("capabilities", .object([("tools", .object([("listChanged", .bool(true))]))])),
       (
         "serverInfo",
         .object([
@@ -242,6 +244,26 @@ final class MCPEndpoint: Sendable {
       return writer.answer(json(404, JSONRPCError(.invalidRequest, "no such session").json))
     }
     writer.answer(WebAnswer(status: 204, headers: []))
+  }
+
+  /// A session's stream of the server's own messages (`notifications/tools/list_changed`), open
+  /// until the client closes it, the session ends or another GET replaces it.
+  private func listen(_ request: WebRequest, writer: WebAnswerWriter) async {
+    let user: UserKey
+    switch await caller(request) {
+    case .user(let key, _): user = key
+    case .refused(let answer): return writer.answer(answer)
+    }
+    guard let sessionID = request.header("mcp-session-id") else {
+      return writer.answer(json(400, JSONRPCError(.invalidRequest, "no Mcp-Session-Id: initialize first").json))
+    }
+    guard let number = await sessions.listen(sessionID, user: user, writer: writer) else {
+      return writer.answer(json(404, JSONRPCError(.invalidRequest, "no such session").json))
+    }
+    while !Task.isCancelled {
+      try? await Task.sleep(for: .seconds(3600))
+    }
+    await sessions.stopListening(sessionID, number: number)
   }
 
   // MARK: Tools
@@ -319,8 +341,5 @@ final class MCPEndpoint: Sendable {
     }
   }
 
-  /// One server-sent event carrying `message`.
-  private static func event(_ message: JSONValue) -> [UInt8] {
-    Array("event: message\ndata: \(message.text)\n\n".utf8)
-  }
+  private static func event(_ message: JSONValue) -> [UInt8] { MCPSessions.event(message) }
 }

@@ -38,7 +38,10 @@ actor MCPSessions {
   private let clock = ContinuousClock()
   private var sessions: [String: Session] = [:]
   private var waiting: [String: [String: CheckedContinuation<Answer, Never>]] = [:]
+  /// Each session's stream of the server's own messages (its GET), with the number it was opened as.
+  private var streams: [String: (number: Int, writer: WebAnswerWriter)] = [:]
   private var nextRequest = 0
+  private var nextStream = 0
 
   init(maxSessions: Int = 4096, maxPerUser: Int = 32, idleLimit: Duration = .seconds(3600)) {
     self.maxSessions = maxSessions
@@ -122,8 +125,39 @@ actor MCPSessions {
     continuation.resume(returning: answer)
   }
 
+  /// `writer` is `user`'s session `id`'s stream of the server's messages from now (one a session:
+  /// a stream opened before it ends), its head written here, before any message. Returns its
+  /// number, to stop it by; nil when there is no such session (nothing written).
+  func listen(_ id: String, user: UserKey, writer: WebAnswerWriter) -> Int? {
+    guard let session = sessions[id], session.user == user else { return nil }
+    streams[id]?.writer.write(.end)
+    writer.write(.head(status: 200, headers: [("content-type", "text/event-stream"), ("cache-control", "no-store")]))
+    nextStream += 1
+    streams[id] = (nextStream, writer)
+    return nextStream
+  }
+
+  /// The stream `number` of session `id` is gone (its client closed it).
+  func stopListening(_ id: String, number: Int) {
+    if streams[id]?.number == number { streams[id] = nil }
+  }
+
+  /// Sends `message` on every session's stream; returns how many took it.
+  @discardableResult
+  func notifyAll(_ message: JSONValue) -> Int {
+    let event = MCPSessions.event(message)
+    for (_, stream) in streams { stream.writer.write(.body(event)) }
+    return streams.count
+  }
+
+  /// One server-sent event carrying `message`.
+  static func event(_ message: JSONValue) -> [UInt8] {
+    Array("event: message\ndata: \(message.text)\n\n".utf8)
+  }
+
   private func close(_ id: String) {
     sessions[id] = nil
+    streams.removeValue(forKey: id)?.writer.write(.end)
     for (_, continuation) in waiting.removeValue(forKey: id) ?? [:] { continuation.resume(returning: .none) }
   }
 

@@ -73,9 +73,16 @@ struct MCPEndToEndTests {
       #expect(broken.status == 400)
       let brokenError = try Self.json(broken)["error"]
       #expect(brokenError?["code"] == .number("-32700"))
+      // The session's stream of the server's messages stays open until the session ends.
+      let stream = try RawHTTP1Connection(port: port)
+      stream.write(
+        RawHTTP1Connection.request("GET", "/mcp", headers: [Self.bearer("diana"), ("mcp-session-id", session)]))
+      let head = try stream.readHead()
+      #expect(head.status == 200 && head.header("content-type") == "text/event-stream")
       let deleted = try connection.call(
         "DELETE", "/mcp", headers: [Self.bearer("diana"), ("mcp-session-id", session)])
       #expect(deleted.status == 204)
+      #expect(try stream.readChunk().isEmpty, "the stream ended with its session")
       let gone = try connection.json("/mcp", list, headers: [Self.bearer("diana"), ("mcp-session-id", session)])
       #expect(gone.status == 404)
     }

@@ -1,5 +1,7 @@
+import Foundation
 @testable import Gateway
 import IntentMeshCore
+import Synchronization
 import ProtoJSON
 import Testing
 
@@ -73,6 +75,74 @@ struct MCPSessionsTests {
     #expect(await sessions.answer(to: "one more", on: id, within: .seconds(30)) == .none)
     #expect(await sessions.end(id, user: Self.diana))
     for task in waiting { #expect(await task.value == .none) }
+  }
+
+  /// The parts a writer was given, in order.
+  final class Parts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var parts: [WebAnswerWriter.Part] = []
+    var writer: WebAnswerWriter { WebAnswerWriter { part in self.lock.withLock { self.parts.append(part) } } }
+    var texts: [String] {
+      lock.withLock {
+        parts.map { part in
+          switch part {
+          case .head(let status, _): "head \(status)"
+          case .body(let bytes): String(decoding: bytes, as: UTF8.self)
+          case .end: "end"
+          }
+        }
+      }
+    }
+  }
+
+  @Test("a session's stream: its head first, every notice after it, replaced by the next, ended with the session")
+  func streams() async throws {
+    let sessions = MCPSessions()
+    let id = await sessions.open(user: Self.diana, version: "2025-11-25", elicits: false)
+    let first = Parts()
+    let second = Parts()
+    #expect(await sessions.listen(id, user: Self.kate, writer: first.writer) == nil)
+    #expect(first.texts.isEmpty, "nothing written for another user")
+    #expect(await sessions.listen(id, user: Self.diana, writer: first.writer) != nil)
+    #expect(await sessions.notifyAll(JSONRPCMessage.notification(method: "notifications/tools/list_changed")) == 1)
+    #expect(
+      first.texts == [
+        "head 200", "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/tools/list_changed\"}\n\n",
+      ])
+    let number = try #require(await sessions.listen(id, user: Self.diana, writer: second.writer))
+    #expect(first.texts.last == "end")
+    await sessions.stopListening(id, number: number - 1)  // the old one's stop does not stop the new
+    #expect(await sessions.notifyAll(.null) == 1)
+    #expect(await sessions.end(id, user: Self.diana))
+    #expect(second.texts.first == "head 200" && second.texts.last == "end")
+    #expect(await sessions.notifyAll(.null) == 0)
+  }
+
+  @Test("the watcher tells the streams when the routing table's generation moves, not otherwise")
+  func watcher() async throws {
+    let sessions = MCPSessions()
+    let id = await sessions.open(user: Self.diana, version: "2025-11-25", elicits: false)
+    let parts = Parts()
+    _ = await sessions.listen(id, user: Self.diana, writer: parts.writer)
+    // The generation, and how many times the watcher read it.
+    let generation = Mutex((value: 1, reads: 0))
+    let watcher = MCPToolListWatcher(
+      sessions: sessions,
+      generation: {
+        generation.withLock {
+          $0.reads += 1
+          return $0.value
+        }
+      }, interval: .milliseconds(10))
+    let running = Task { try await watcher.run() }
+    // Several looks at the same generation (a loaded machine may start the task late): no notice.
+    for _ in 0..<1000 where generation.withLock({ $0.reads }) < 3 { try await Task.sleep(for: .milliseconds(10)) }
+    #expect(parts.texts == ["head 200"])
+    generation.withLock { $0.value = 2 }
+    for _ in 0..<1000 where parts.texts.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+    running.cancel()
+    #expect(parts.texts.count == 2)
+    #expect(parts.texts.last?.contains("notifications/tools/list_changed") == true)
   }
 
   @Test("no answer: the deadline, the session's end and cancellation each end the wait")

@@ -139,6 +139,21 @@ def test_a_payment_moves_money_only_on_the_users_yes_and_once(stack):
     assert balance(direct, "Rainbow Checking") == before - 125
 
 
+def test_payments_said_yes_to_at_once_each_move_once(stack):
+    """8 payments on one session at once, each asked and said yes to: 8 moved, no more, no fewer."""
+    direct = stack.extension("payments-service")
+    before = balance(direct, "Rainbow Checking")
+
+    async def go():
+        async with client(stack, answer=True) as mcp:
+            return await asyncio.gather(*[
+                call(mcp, "UnicornPay_SendPayment", dict(PAYMENT, note=f"at once {n}"), key=uuid.uuid4().hex)
+                for n in range(8)])
+    results = run(go())
+    assert [result["status"] for result, _ in results] == ["done"] * 8, results
+    assert balance(direct, "Rainbow Checking") == before - 8 * 125
+
+
 def test_another_users_token_sees_nothing_of_the_first_users(stack, fresh_user):
     async def go(user):
         async with client(stack, user=user, answer=True) as mcp:
