@@ -60,56 +60,66 @@ package enum JSONValue: Sendable, Equatable {
   }
 
   /// The value written as compact JSON.
-  package var text: String {
-    var out = ""
+  package var text: String { String(decoding: utf8, as: UTF8.self) }
+
+  /// The value written as compact JSON, in UTF-8: what a body carries.
+  package var utf8: [UInt8] {
+    var out: [UInt8] = []
     write(into: &out)
     return out
   }
 
-  /// Appends the compact JSON of this value to `out`.
-  package func write(into out: inout String) {
+  /// Appends the compact JSON of this value to `out`, in UTF-8.
+  package func write(into out: inout [UInt8]) {
     switch self {
-    case .null: out += "null"
-    case .bool(let flag): out += flag ? "true" : "false"
-    case .number(let literal): out += literal
+    case .null: out += Self.nullBytes
+    case .bool(let flag): out += flag ? Self.trueBytes : Self.falseBytes
+    case .number(let literal): out += literal.utf8
     case .string(let text): Self.writeString(text, into: &out)
     case .array(let elements):
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (position, element) in elements.enumerated() {
-        if position > 0 { out += "," }
+        if position > 0 { out.append(UInt8(ascii: ",")) }
         element.write(into: &out)
       }
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let members):
-      out += "{"
+      out.append(UInt8(ascii: "{"))
       for (position, (name, value)) in members.enumerated() {
-        if position > 0 { out += "," }
+        if position > 0 { out.append(UInt8(ascii: ",")) }
         Self.writeString(name, into: &out)
-        out += ":"
+        out.append(UInt8(ascii: ":"))
         value.write(into: &out)
       }
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
-  /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-  static func writeString(_ text: String, into out: inout String) {
-    out += "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{08}": out += "\\b"
-      case "\u{0C}": out += "\\f"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
+  private static let nullBytes = Array("null".utf8)
+  private static let trueBytes = Array("true".utf8)
+  private static let falseBytes = Array("false".utf8)
+  private static let hexDigits = Array("0123456789abcdef".utf8)
+
+  /// `text` as a JSON string: quotes, backslashes and control characters escaped; every other
+  /// character as its UTF-8 bytes (each byte of a character beyond ASCII is 0x80 or more, so none
+  /// is taken for one that needs escaping).
+  static func writeString(_ text: String, into out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    for byte in text.utf8 {
+      switch byte {
+      case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+      case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+      case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+      case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+      case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+      case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+      case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+      case ..<0x20:
+        out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")]
+        out += [hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]]
+      default: out.append(byte)
       }
     }
-    out += "\""
+    out.append(UInt8(ascii: "\""))
   }
 }

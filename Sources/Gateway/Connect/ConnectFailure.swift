@@ -59,14 +59,14 @@ struct ConnectFailure: Error, Equatable {
       let end = JSONValue.object([("error", json(codec: codec)), ("metadata", .object([]))])
       return (
         200, kind!.responseContentType,
-        ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: Array(end.text.utf8)).bytes
+        ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: end.utf8).bytes
       )
     case .grpcWeb?:
       let frame = ConnectMetadata.grpcWebTrailers(
         code: code.rawValue, message: message, trailers: Metadata(), details: statusDetails)
       return (200, kind!.responseContentType, kind!.isText ? GRPCWebText.encoded(frame) : frame)
     case .unary?, nil:
-      return (ConnectCode.httpStatus(code), "application/json", Array(json(codec: codec).text.utf8))
+      return (ConnectCode.httpStatus(code), "application/json", json(codec: codec).utf8)
     }
   }
 }

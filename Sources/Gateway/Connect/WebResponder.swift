@@ -90,7 +90,7 @@ final class WebResponder: Sendable {
       return .answer(
         WebAnswer(
           status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")],
-          body: Array(json.text.utf8)))
+          body: json.utf8))
     case "POST":
       guard let kind = request.header("content-type").flatMap(ConnectRequestKind.init(contentType:)) else {
         return .answer(

@@ -113,7 +113,7 @@ final class MCPEndpoint: Sendable {
   private func json(_ status: Int, _ body: JSONValue, headers: [(String, String)] = []) -> WebAnswer {
     WebAnswer(
       status: status, headers: [("content-type", "application/json"), ("cache-control", "no-store")] + headers,
-      body: Array(body.text.utf8))
+      body: body.utf8)
   }
 
   /// Who calls: the token's user (and the header that says so), or the 401 to answer.

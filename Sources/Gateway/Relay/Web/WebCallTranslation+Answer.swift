@@ -128,7 +128,7 @@ extension WebCallTranslation {
       owed -= source
       pending.moveReaderIndex(forwardBy: 5)
       let message = pending.readBytes(length: Int(length))!
-      let json = Array(try codec.decode(message, as: request.method.outputType).text.utf8)
+      let json = try codec.decode(message, as: request.method.outputType).utf8
       let envelope = ConnectEnvelope(flags: 0, payload: json).bytes
       pieces.append(Piece(item: .data(ByteBuffer(bytes: envelope), endStream: false), sourceBytes: source))
     }
@@ -158,7 +158,7 @@ extension WebCallTranslation {
       var message = envelopes[0].payload
       if codec == .json {
         do {
-          message = Array(try self.codec.decode(message, as: request.method.outputType).text.utf8)
+          message = try self.codec.decode(message, as: request.method.outputType).utf8
         } catch {
           response = previous
           return fail(.internalError, message: "the answer could not be written as JSON: \(error)", trailers: trailers)
@@ -176,7 +176,7 @@ extension WebCallTranslation {
     case (.stream, _):
       let end = JSONValue.object([("metadata", ConnectMetadata.json(of: lines))])
       return headIfNone(previous) + [
-        endPiece(ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: Array(end.text.utf8)).bytes)
+        endPiece(ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: end.utf8).bytes)
       ]
     case (.grpcWeb, _):
       return headIfNone(previous) + [endPiece(ConnectMetadata.grpcWebTrailers(code: 0, message: "", lines: lines))]
@@ -202,7 +202,7 @@ extension WebCallTranslation {
     case .unary:
       var headers: HPACKHeaders = [:]
       if case .unary(let held, _) = previous { headers = held }
-      let body = Array(failure.json(codec: codec).text.utf8)
+      let body = failure.json(codec: codec).utf8
       var head = head(
         status: ConnectCode.httpStatus(code), metadata: headers, trailers: lines, contentType: "application/json")
       head.add(name: "content-length", value: "\(body.count)")
@@ -213,7 +213,7 @@ extension WebCallTranslation {
     case .stream:
       let end = JSONValue.object([("error", failure.json(codec: codec)), ("metadata", ConnectMetadata.json(of: lines))])
       return headIfNone(previous) + [
-        endPiece(ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: Array(end.text.utf8)).bytes)
+        endPiece(ConnectEnvelope(flags: ConnectEnvelope.endOfStream, payload: end.utf8).bytes)
       ]
     case .grpcWeb:
       return headIfNone(previous) + [
