@@ -32,6 +32,8 @@ final class DomainDirectory: Sendable {
     var descriptorChanges = 0
     /// Grows whenever the manifests or the domains' descriptors change.
     var generation = 0
+    /// Replicas out of rotation because their calls time out.
+    var outliers = ReplicaOutliers()
   }
 
   let refreshInterval: Duration
@@ -128,11 +130,27 @@ final class DomainDirectory: Sendable {
   }
 
   /// One of an app's replicas for the next call: a SERVING one at random, so calls spread over
-  /// them and skip one that is down; any one when none is SERVING (the call then says why).
+  /// them and skip one that is down, and not one whose calls time out (`report`) while others
+  /// answer; any one when none is SERVING (the call then says why).
   func choose(among replicas: [DomainEndpoint]) -> DomainEndpoint {
     guard replicas.count > 1 else { return replicas[0] }
-    let serving = state.withLock { state in replicas.filter { state.statuses[$0]?.health == "SERVING" } }
-    return (serving.isEmpty ? replicas : serving).randomElement() ?? replicas[0]
+    let now = ContinuousClock.now
+    let candidates = state.withLock { state in
+      let serving = replicas.filter { state.statuses[$0]?.health == "SERVING" }
+      return state.outliers.available(among: serving.isEmpty ? replicas : serving, now: now)
+    }
+    return candidates.randomElement() ?? replicas[0]
+  }
+
+  /// A call to the replica at `endpoint` ended: answered, or `failed` — no answer in time. Enough
+  /// failures in a row take it out of rotation for a while (`ReplicaOutliers`).
+  func report(_ endpoint: DomainEndpoint, failed: Bool) {
+    let now = ContinuousClock.now
+    let ejected = state.withLock { $0.outliers.record(endpoint, failed: failed, now: now) }
+    if ejected {
+      logger.warning(
+        "domain replica out of rotation: its calls time out", metadata: ["endpoint": "\(endpoint)"])
+    }
   }
 
   /// The last health the domain at `endpoint` reported ("SERVING", "NOT_SERVING", "UNKNOWN", …).

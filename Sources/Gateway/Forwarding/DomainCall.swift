@@ -11,12 +11,19 @@ struct DomainCall: Sendable {
   let metadata: Metadata
   /// When the caller's time is up; every call made for this request shares it.
   let deadline: ContinuousClock.Instant
+  /// Told whether each unary call was answered (false) or not in time (true): the directory's
+  /// outlier detection (`DomainDirectory.report`).
+  let outcome: (@Sendable (_ failed: Bool) -> Void)?
 
-  init(route: RoutingTable.Route, connection: DomainConnection, metadata: Metadata, timeout: Duration) {
+  init(
+    route: RoutingTable.Route, connection: DomainConnection, metadata: Metadata, timeout: Duration,
+    outcome: (@Sendable (_ failed: Bool) -> Void)? = nil
+  ) {
     self.route = route
     self.connection = connection
     self.metadata = metadata
     self.deadline = .now + timeout
+    self.outcome = outcome
   }
 
   /// Options for the next call: what is left of the deadline, failing fast when the domain is down.
@@ -71,11 +78,16 @@ struct DomainCall: Sendable {
   /// naming the app, so the caller knows which domain is down.
   private func mapped<T: Sendable>(_ call: () async throws -> T) async throws -> T {
     do {
-      return try await call()
-    } catch let error as RPCError where error.code == .unavailable {
+      let answer = try await call()
+      outcome?(false)
+      return answer
+    } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
+      outcome?(true)
+      guard error.code == .unavailable else { throw error }
       throw GatewayError.domainUnavailable(
         appName: route.appName, endpoint: "\(connection.endpoint)", detail: error.message)
     } catch let error as RPCError {
+      outcome?(false)
       // The domain's status and message pass through; its transport trailers do not.
       throw RPCError(
         code: error.code, message: error.message, metadata: ForwardedMetadata.forward(error.metadata, requestID: nil))

@@ -71,6 +71,12 @@ struct RelayRouter: Sendable {
     return endpoint
   }
 
+  /// A unary call's deadline as the domain gets it: the caller's, capped, or the default.
+  func timeout(_ headers: HPACKHeaders) -> Duration {
+    let asked = headers.first(name: "grpc-timeout").flatMap(GRPCTimeout.parse)
+    return min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
+  }
+
   /// The request headers as the domain gets them: the caller's deadline capped (or the default
   /// when it set none; a live-update stream keeps the caller's), and a request id. Both change
   /// from call to call, so they are sent without HPACK indexing: indexed, they would fill the
@@ -78,9 +84,7 @@ struct RelayRouter: Sendable {
   func upstreamHeaders(_ headers: HPACKHeaders, streaming: Bool) -> (HPACKHeaders, String) {
     var headers = headers
     if !streaming {
-      let asked = headers.first(name: "grpc-timeout").flatMap(GRPCTimeout.parse)
-      let timeout = min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
-      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout), indexing: .nonIndexable)
+      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout(headers)), indexing: .nonIndexable)
     }
     let id = RequestID.accept(headers.first(name: RequestID.metadataKey))
     headers.replaceOrAdd(name: RequestID.metadataKey, value: id, indexing: .nonIndexable)

@@ -52,6 +52,12 @@ final class RelayedCall {
   private var laterAnswer: Task<Void, Never>?
   private var laterAnswerStarted = false
   private var laterAnswerEnded = false
+  /// A unary call's deadline as the domain got it, while the replica's outcome is not reported yet
+  /// (`DomainDirectory.report`), and whether the domain sent any of its answer.
+  private var domainTimeout: Duration?
+  private var domainAnswered = false
+  /// When the call went to the domain (the time of day: the loop's clock moves only with its timers).
+  private var domainOpenedAt = NIODeadline.now()
   /// The large first message's bytes this call holds in the large-request budgets, given back
   /// when the call is gone.
   private var largeRequest: LargeRequestBudget.Reservation?
@@ -122,6 +128,7 @@ final class RelayedCall {
       if web != nil || webAnswer != nil { return webRequest(.headers(headers, endStream: endStream), bytes: 0) }
       requestArrived(.headers(headers, endStream: endStream), bytes: 0)
     } else if stream === upstreamStream {
+      domainAnswered = true
       let action = machine.responseHeadersArrived(endStream: endStream)
       if endStream, case .forward = action {
         callEnded(status: headers.first(name: "grpc-status"), message: headers.first(name: "grpc-message"))
@@ -404,6 +411,10 @@ final class RelayedCall {
     let (request, released) = machine.open(to: destination, keepForRetry: endpoint != nil && machine.requestEnded) {
       guard let endpoint else { return $0 }
       var headers = router.upstreamHeaders($0, streaming: streaming).0
+      if !streaming {
+        domainTimeout = router.timeout($0)
+        domainOpenedAt = .now()
+      }
       trace = RelayTrace.start(
         path: path, headers: $0, endpoint: endpoint, intentClass: intentClass, web: web?.kind)
       trace?.inject(into: &headers)
@@ -578,6 +589,8 @@ final class RelayedCall {
     guard let (released, creditClient, creditUpstream) = machine.clientReset() else { return }
     state.routingBytes -= released
     if let upstream, let upstreamStream { upstream.reset(upstreamStream, code: .cancel) }
+    // Given up by the caller: reported whether or not the call is counted (metrics, tracing).
+    reportOutcome(status: "\(Status.Code.cancelled.rawValue)")
     if call != nil || trace != nil { callEnded(status: "\(Status.Code.cancelled.rawValue)") }
     client.credit(clientStream, creditClient)
     self.creditUpstream(creditUpstream)
@@ -606,10 +619,34 @@ final class RelayedCall {
 
   /// The call ended with `status` (its `grpc-status`; nil when none came): counted, its span ended.
   private func callEnded(status: String?, message: String? = nil) {
+    reportOutcome(status: status)
     state.metrics.finished(call, status: status)
     call = nil
     trace?.end(status: status, message: message)
     trace = nil
+  }
+
+  /// Tells the directory whether the replica answered this unary call in time: a deadline passed
+  /// or the domain unreachable (DEADLINE_EXCEEDED, UNAVAILABLE), or the caller gave up, at least
+  /// half its deadline after the call went to the domain, before the domain sent a byte — a silent
+  /// replica's only sign (the relay sees the call's start later than the caller on a loaded loop).
+  private func reportOutcome(status: String?) {
+    guard let endpoint = upstreamEndpoint, let timeout = domainTimeout else { return }
+    domainTimeout = nil
+    let failed: Bool
+    switch status {
+    case "\(Status.Code.deadlineExceeded.rawValue)", "\(Status.Code.unavailable.rawValue)":
+      failed = true
+    case "\(Status.Code.cancelled.rawValue)":
+      let lived = NIODeadline.now() - domainOpenedAt
+      guard !domainAnswered, lived.nanoseconds * 2 >= TimeAmount(timeout).nanoseconds else { return }
+      failed = true
+    case nil:
+      return
+    default:
+      failed = false
+    }
+    router.directory.report(endpoint, failed: failed)
   }
 
   private func creditUpstream(_ bytes: Int) {

@@ -27,8 +27,13 @@ struct GatewayRouter: Sendable {
       throw GatewayError.domainUnavailable(
         appName: route.appName, endpoint: "\(endpoint)", detail: "not configured")
     }
+    let directory = directory
+    var outcome: (@Sendable (Bool) -> Void)?
+    if route.replicas.count > 1 {
+      outcome = { @Sendable failed in directory.report(endpoint, failed: failed) }
+    }
     return DomainCall(
       route: route, connection: connection, metadata: ForwardedMetadata.forward(metadata),
-      timeout: deadline.timeout(for: metadata, elapsed: elapsed))
+      timeout: deadline.timeout(for: metadata, elapsed: elapsed), outcome: outcome)
   }
 }
