@@ -40,6 +40,9 @@ final class DomainDirectory: Sendable {
   private let tls: ClientTLS?
   let logger: Logger
   let state: Mutex<State>
+  /// How many replicas `state.outliers` keeps a record of (failures in a row, an ejection), kept
+  /// beside it so that a call's success needs no lock while it is 0.
+  private let outliersRecorded = Atomic<Int>(0)
   let firstRound = Mutex<(done: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
   /// Connections to start serving (every one, from the first).
   private let additions = AsyncStream.makeStream(of: DomainConnection.self)
@@ -145,8 +148,14 @@ final class DomainDirectory: Sendable {
   /// A call to the replica at `endpoint` ended: answered, or `failed` — no answer in time. Enough
   /// failures in a row take it out of rotation for a while (`ReplicaOutliers`).
   func report(_ endpoint: DomainEndpoint, failed: Bool) {
+    // Every answered call reports: while no replica has failed, that costs no lock.
+    guard failed || outliersRecorded.load(ordering: .relaxed) > 0 else { return }
     let now = ContinuousClock.now
-    let ejected = state.withLock { $0.outliers.record(endpoint, failed: failed, now: now) }
+    let ejected = state.withLock { state in
+      let ejected = state.outliers.record(endpoint, failed: failed, now: now)
+      outliersRecorded.store(state.outliers.records.count, ordering: .relaxed)
+      return ejected
+    }
     if ejected {
       logger.warning(
         "domain replica out of rotation: its calls time out", metadata: ["endpoint": "\(endpoint)"])

@@ -77,20 +77,21 @@ struct DomainCall: Sendable {
   /// Domain errors pass through with their status; an unreachable domain becomes UNAVAILABLE
   /// naming the app, so the caller knows which domain is down.
   private func mapped<T: Sendable>(_ call: () async throws -> T) async throws -> T {
+    let answer: T
     do {
-      let answer = try await call()
-      outcome?(false)
-      return answer
-    } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
-      outcome?(true)
-      guard error.code == .unavailable else { throw error }
-      throw GatewayError.domainUnavailable(
-        appName: route.appName, endpoint: "\(connection.endpoint)", detail: error.message)
+      answer = try await call()
     } catch let error as RPCError {
-      outcome?(false)
+      // Unanswered in time, or unreachable: the replica's failure; any other status is its answer.
+      outcome?(error.code == .unavailable || error.code == .deadlineExceeded)
+      if error.code == .unavailable {
+        throw GatewayError.domainUnavailable(
+          appName: route.appName, endpoint: "\(connection.endpoint)", detail: error.message)
+      }
       // The domain's status and message pass through; its transport trailers do not.
       throw RPCError(
         code: error.code, message: error.message, metadata: ForwardedMetadata.forward(error.metadata, requestID: nil))
     }
+    outcome?(false)
+    return answer
   }
 }

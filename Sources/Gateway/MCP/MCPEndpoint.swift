@@ -123,14 +123,15 @@ final class MCPEndpoint: Sendable {
   }
 
   private func caller(_ request: WebRequest) async -> Caller {
-    let values = request.headers.filter { $0.0 == "authorization" }
-    guard values.count == 1, let header = values.first?.1 else {
-      return .refused(unauthorized(request, values.isEmpty ? nil : .malformed("more than one authorization header")))
+    // As every call's: one `authorization: Bearer` header, verified.
+    var metadata = Metadata()
+    for (name, value) in request.headers where name == BearerCredential.metadataKey {
+      metadata.addString(value, forKey: name)
     }
     do {
-      let token = try BearerCredential.token(inHeader: header)
+      let token = try BearerCredential.token(in: metadata)
       let caller = try await verifier.verify(token)
-      return .user(UserKey(caller.subject), authorization: header)
+      return .user(UserKey(caller.subject), authorization: "Bearer \(token)")
     } catch {
       return .refused(unauthorized(request, error))
     }

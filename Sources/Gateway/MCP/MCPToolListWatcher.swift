@@ -1,4 +1,3 @@
-internal import ProtoJSON
 internal import ServiceLifecycle
 
 /// Tells every MCP session with a stream open that the tools changed
