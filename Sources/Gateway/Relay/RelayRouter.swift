@@ -72,7 +72,7 @@ struct RelayRouter: Sendable {
   }
 
   /// A unary call's deadline as the domain gets it: the caller's, capped, or the default.
-  func timeout(_ headers: HPACKHeaders) -> Duration {
+  private func timeout(_ headers: HPACKHeaders) -> Duration {
     let asked = headers.first(name: "grpc-timeout").flatMap(GRPCTimeout.parse)
     return min(asked ?? deadline.defaultTimeout, deadline.maximumTimeout)
   }
@@ -80,15 +80,19 @@ struct RelayRouter: Sendable {
   /// The request headers as the domain gets them: the caller's deadline capped (or the default
   /// when it set none; a live-update stream keeps the caller's), and a request id. Both change
   /// from call to call, so they are sent without HPACK indexing: indexed, they would fill the
-  /// encoder's dynamic table, which it searches entry by entry for every header.
-  func upstreamHeaders(_ headers: HPACKHeaders, streaming: Bool) -> (HPACKHeaders, String) {
+  /// encoder's dynamic table, which it searches entry by entry for every header. With them, a
+  /// unary call's deadline as the domain gets it (nil for a stream).
+  func upstreamHeaders(_ headers: HPACKHeaders, streaming: Bool) -> (headers: HPACKHeaders, timeout: Duration?) {
     var headers = headers
+    var timeout: Duration?
     if !streaming {
-      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(timeout(headers)), indexing: .nonIndexable)
+      let capped = self.timeout(headers)
+      headers.replaceOrAdd(name: "grpc-timeout", value: Self.timeoutHeader(capped), indexing: .nonIndexable)
+      timeout = capped
     }
     let id = RequestID.accept(headers.first(name: RequestID.metadataKey))
     headers.replaceOrAdd(name: RequestID.metadataKey, value: id, indexing: .nonIndexable)
-    return (headers, id)
+    return (headers, timeout)
   }
 
   /// An upstream's response headers as the client gets them: the request id it echoes is sent

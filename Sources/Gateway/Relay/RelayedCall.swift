@@ -410,9 +410,9 @@ final class RelayedCall {
     var trace: RelayTrace?
     let (request, released) = machine.open(to: destination, keepForRetry: endpoint != nil && machine.requestEnded) {
       guard let endpoint else { return $0 }
-      var headers = router.upstreamHeaders($0, streaming: streaming).0
-      if !streaming {
-        domainTimeout = router.timeout($0)
+      var (headers, timeout) = router.upstreamHeaders($0, streaming: streaming)
+      if let timeout {
+        domainTimeout = timeout
         domainOpenedAt = .now()
       }
       trace = RelayTrace.start(
