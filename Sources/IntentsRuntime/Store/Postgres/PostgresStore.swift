@@ -4,6 +4,7 @@ package import Logging
 internal import PostgresKit
 internal import PostgresNIO
 package import SQLKit
+internal import Synchronization
 
 /// The shared store: one PostgreSQL database for any number of replicas of a domain, its tables in
 /// the domain's own schema. Every write transaction takes the schema's write lock (a
@@ -18,9 +19,16 @@ package import SQLKit
 /// again from the start. Commits are durable when they return (PostgreSQL's default
 /// `synchronous_commit=on`). A transaction runs on the event loop of its connection
 /// (`EventLoopTaskExecutor`), so its statements cost no thread hops.
+///
+/// Cached reads (`cachedRead`) are kept across transactions while the tables they were read from
+/// have not changed (`PostgresReadCache`): this replica's writes say so when they commit, the other
+/// replicas' by PostgreSQL's notifications (`ChangeNotifications`, `PostgresChangeListener`).
 package final class PostgresStore: IntentStore {
   private let client: PostgresClient
   private let runner: Task<Void, Never>
+  private let cache = PostgresReadCache()
+  private let barrier = ChangeBarrier()
+  private let listener = Mutex<Task<Void, Never>?>(nil)
   private let logger: Logger
   /// The schema this store's tables live in.
   package let schema: String
@@ -78,7 +86,33 @@ package final class PostgresStore: IntentStore {
       runner.cancel()
       throw error
     }
+    store.startListening(configuration: probe)
     return store
+  }
+
+  /// Starts hearing the other replicas' writes for the read cache.
+  private func startListening(configuration: PostgresConnection.Configuration) {
+    let channel = ChangeNotifications.channel(schema: schema)
+    let listener = PostgresChangeListener(
+      configuration: configuration, channel: channel, cache: cache, barrier: barrier, logger: logger)
+    self.listener.withLock { $0 = Task { await listener.run() } }
+  }
+
+  /// Whether cached reads may be kept and reused now: the schema's tables are known and the other
+  /// replicas' writes are heard.
+  package var readCacheIsLive: Bool { cache.begin() != nil }
+
+  /// How many values the read cache keeps (for tests).
+  package var keptReads: Int { cache.count }
+
+  /// Puts the change notifications on every table migrations left, and starts the read cache
+  /// afresh with the schema's tables.
+  package func schemaDidChange() async throws {
+    // A lock of its own: migrations may run inside `changingSchema`, which holds the schema's.
+    let tables = try await exclusively(lock: schema + ".notifications") { database in
+      try await ChangeNotifications.install(schema: self.schema, in: database)
+    }
+    cache.schemaChanged(tables: tables)
   }
 
   package func write<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
@@ -105,20 +139,27 @@ package final class PostgresStore: IntentStore {
       case .serialized: "SELECT pg_advisory_xact_lock(\(bind: writerKey))"
       case .concurrent: "SELECT pg_advisory_xact_lock_shared(\(bind: writerKey))"
       }
-    return try await transaction(begin: "BEGIN ISOLATION LEVEL READ COMMITTED", concurrency: concurrency) { database in
+    return try await transaction(
+      begin: "BEGIN ISOLATION LEVEL READ COMMITTED", concurrency: concurrency,
+      reuse: concurrency == .concurrent ? .whenKept : .never
+    ) { database in
       try await database.raw(lock).run()
       return try await body(database)
     }
   }
 
   private func readTransaction<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    try await transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", concurrency: .serialized, body)
+    try await transaction(
+      begin: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", concurrency: .serialized,
+      reuse: .afterBarrier(barrier), body)
   }
 
-  /// Runs `body` on one connection while holding this schema's advisory lock, outside any
-  /// transaction: replicas starting together apply the schema one at a time.
-  package func exclusively<T: Sendable>(_ body: @Sendable (any SQLDatabase) async throws -> T) async throws -> T {
-    let key = Self.lockKey(schema)
+  /// Runs `body` on one connection while holding this schema's advisory lock (or the one named
+  /// `lock`), outside any transaction: replicas starting together apply the schema one at a time.
+  package func exclusively<T: Sendable>(
+    lock: String? = nil, _ body: @Sendable (any SQLDatabase) async throws -> T
+  ) async throws -> T {
+    let key = Self.lockKey(lock ?? schema)
     return try await client.withConnection { connection in
       let database = connection.sql()
       try await database.raw("SELECT pg_advisory_lock(\(bind: key))").run()
@@ -137,8 +178,11 @@ package final class PostgresStore: IntentStore {
     try await exclusively { _ in try await body() }
   }
 
+  /// Runs `body` in a transaction begun by `begin`; `reuse`: when its cached reads may be
+  /// answered by values kept from earlier transactions.
   private func transaction<T: Sendable>(
-    begin: String, concurrency: WriteConcurrency, _ body: @Sendable (any SQLDatabase) async throws -> T
+    begin: String, concurrency: WriteConcurrency, reuse: PostgresTransactionScope.Reuse,
+    _ body: @Sendable (any SQLDatabase) async throws -> T
   ) async throws -> T {
     var attempt = 1
     var conflicts = 1
@@ -146,7 +190,13 @@ package final class PostgresStore: IntentStore {
       do {
         return try await client.withConnection { connection in
           try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
-            let database = connection.sql()
+            // Noted before the first statement: the snapshot then holds every change counted.
+            let scope = PostgresTransactionScope(start: cache.begin(), reuse: reuse)
+            let database = PostgresTransactionDatabase(
+              connection: connection, scope: scope, cache: cache, logger: logger)
+            // What the transaction wrote changed, for this replica's cache, once it ends —
+            // committed, or perhaps committed when the COMMIT's answer was lost.
+            defer { if scope.hasWritten { cache.changed(scope.written) } }
             try await database.raw(SQLQueryString(begin)).run()
             do {
               let result = try await body(database)
@@ -215,6 +265,10 @@ package final class PostgresStore: IntentStore {
   }
 
   package func close() async throws {
+    if let listener = listener.withLock({ $0 }) {
+      listener.cancel()
+      await listener.value
+    }
     runner.cancel()
     await runner.value
   }

@@ -1,0 +1,100 @@
+internal import IntentsKit
+internal import Synchronization
+
+/// What one transaction of `PostgresStore` has read and written, for its read cache: the tables
+/// each statement names (`StatementScope`), gathered for the cached reads loading around it and,
+/// for the ones that write, remembered as changed when the transaction ends.
+final class PostgresTransactionScope: Sendable {
+  /// The count of changes when the transaction began and the schema's tables (`PostgresReadCache.begin`);
+  /// nil when the cache could not be used.
+  let start: (generation: UInt64, tables: Set<String>)?
+  /// When kept values may answer this transaction's cached reads.
+  let reuse: Reuse
+
+  /// When kept values may answer a transaction's cached reads.
+  enum Reuse: Sendable {
+    /// Never: a `.serialized` write decides on what every replica has committed.
+    case never
+    /// Whenever the cache holds them: a `.concurrent` write checks what it relies on itself.
+    case whenKept
+    /// Once a barrier sent after the transaction's first cached read has been heard: a read sees
+    /// every write committed before it, on any replica.
+    case afterBarrier(ChangeBarrier)
+  }
+
+  private struct State {
+    var written: Set<String> = []
+    /// The tables read by each cached read loading now, innermost last; nil for one that read
+    /// something the cache cannot follow.
+    var loads: [Set<String>?] = []
+    /// Whether the barrier has been passed (nil: not yet waited for).
+    var barrierPassed: Bool?
+  }
+
+  private let state = Mutex(State())
+
+  init(start: (generation: UInt64, tables: Set<String>)?, reuse: Reuse) {
+    self.start = start
+    self.reuse = reuse
+  }
+
+  /// Whether kept values may answer this transaction's cached reads now; waits for the barrier
+  /// the first time, when there is one.
+  func mayReuse() async -> Bool {
+    switch reuse {
+    case .never: return false
+    case .whenKept: return true
+    case .afterBarrier(let barrier):
+      if let passed = state.withLock({ $0.barrierPassed }) { return passed }
+      let passed = await barrier.passed()
+      state.withLock { $0.barrierPassed = passed }
+      return passed
+    }
+  }
+
+  /// The tables this transaction's statements wrote (named, at least).
+  var written: Set<String> { state.withLock { $0.written } }
+
+  /// Whether a statement of this transaction has written.
+  var hasWritten: Bool { state.withLock { !$0.written.isEmpty } }
+
+  /// Notes a statement about to run.
+  func run(_ text: String) {
+    guard let tables = start?.tables else { return }
+    let scope = StatementScope(of: text, knownTables: tables)
+    state.withLock { state in
+      if scope.writes { state.written.formUnion(scope.tables) }
+      read(scope.namesNoTable && !scope.writes ? nil : Set(scope.tables), in: &state)
+    }
+  }
+
+  /// A cached read answered from what was kept: its tables count as read by the loads around it.
+  func reuse(_ tables: [String]) {
+    state.withLock { read(Set(tables), in: &$0) }
+  }
+
+  func startLoad() {
+    state.withLock { $0.loads.append([]) }
+  }
+
+  /// The tables the load that started last read, sorted; nil when it read something the cache
+  /// cannot follow. They count as read by the load around it.
+  func endLoad() -> [String]? {
+    state.withLock { state in
+      guard let tables = state.loads.popLast() else { return nil }
+      read(tables, in: &state)
+      return tables?.sorted()
+    }
+  }
+
+  /// `tables` (nil: something the cache cannot follow) count as read by the innermost load, which
+  /// passes them out to the one around it when it ends.
+  private func read(_ tables: Set<String>?, in state: inout State) {
+    guard let innermost = state.loads.indices.last else { return }
+    if let tables {
+      state.loads[innermost]?.formUnion(tables)
+    } else {
+      state.loads[innermost] = nil
+    }
+  }
+}
