@@ -88,7 +88,9 @@ struct SilentReplicaTests {
       // routed. (What fails besides is the load's: CI runs every suite at once on two cores, and a
       // call to the answering replica may outlive its 2 s there.)
       #expect(silent.seen.calls.filter { $0 == "Resolve" }.count <= 5, "\(outcomes)")
-      #expect(answering.seen.calls.filter { $0 == "Resolve" }.count >= 25, "\(outcomes)")
+      // The rest go to the answering replica — but a call may also time out in the gateway before
+      // it reaches either, on such a machine (24 of 30 seen by it once, 5 by the silent one).
+      #expect(answering.seen.calls.filter { $0 == "Resolve" }.count >= 20, "\(outcomes)")
     }
   }
 }

@@ -19,11 +19,25 @@ extension ConfirmationUnderConcurrencyTests {
     }
   }
 
-  /// Confirms `intent` and handles it with the yes; the response code, or the status. Confirm
-  /// checks the balance too: when the payments that ran meanwhile left too little, it answers
-  /// with the refusal itself and gives no token to say yes with — that answer is the outcome.
+  /// Resolves and confirms `intent` and handles it with the yes; the response code, or the status.
+  /// Confirm checks the balance too: when the payments that ran meanwhile left too little, it
+  /// answers with the refusal itself and gives no token to say yes with — that answer is the outcome.
   static func pay(_ client: Client, _ intent: Intentmesh_V1_Intent) async throws -> String {
-    let resolved = try await Self.resolved(client, intent)
+    // Resolve checks the balance too (the payee is unsupported for insufficient funds when it
+    // cannot pay): a payment resolved after the others drained the account is refused there.
+    let resolution = try await client.resolve(
+      .with {
+        $0.context = .with { $0.userID = "diana" }
+        $0.intent = intent
+      })
+    guard resolution.complete else {
+      let refusedForFunds = resolution.resolutions.contains { parameter in
+        parameter.results.contains { $0.unsupported.reason.name == "insufficientFunds" }
+      }
+      #expect(refusedForFunds, "\(resolution.resolutions)")
+      return "failureInsufficientFunds"
+    }
+    let resolved = resolution.resolvedIntent
     let confirmed = try await client.confirm(
       .with {
         $0.context = .with { $0.userID = "diana" }

@@ -41,13 +41,14 @@ package enum HandledIntentLedger {
   package static func record(
     userID: String, identifier: String, entry: Entry, at millisecondsSince1970: Int64, in database: any SQLDatabase
   ) async throws {
-    try await database.raw(
+    // Sent with the handler's writes still queued, just before the commit (PostgreSQL); a second
+    // Handle of the identifier that recorded it first trips the key there.
+    try await database.writeLater(
       """
       INSERT INTO intentmesh_handled_intents (user_id, intent_identifier, intent_class, payload, response, handled_at)
       VALUES (\(bind: userID), \(bind: identifier), \(bind: entry.intentClass),
               \(bind: Base64Text.encoded(entry.payload, .standard)), \(bind: Base64Text.encoded(entry.response, .standard)),
               \(bind: millisecondsSince1970))
-      """
-    ).run()
+      """)
   }
 }

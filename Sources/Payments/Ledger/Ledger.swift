@@ -41,13 +41,15 @@ enum Ledger {
   {
     guard movement.legs.count >= 2 else { throw Failure.emptyMovement(movementID: movement.id) }
     guard movement.isBalanced else { throw Failure.unbalanced(movementID: movement.id) }
-    try await database.raw(
+    // The movement and its legs go with the balances' UPDATE on PostgreSQL (one round trip): no
+    // statement before it reads them.
+    try await database.writeLater(
       """
       INSERT INTO payments_movements (movement_id, user_id, kind, intent_identifier, description, created_at)
       VALUES (\(bind: movement.id), \(bind: movement.userID), \(bind: movement.kind.rawValue),
               \(bind: movement.intentIdentifier), \(bind: movement.description), \(bind: millisecondsSince1970))
       """
-    ).run()
+    )
     var legs: [SQLQueryString] = []
     for (position, leg) in movement.legs.enumerated() {
       legs.append(
@@ -55,10 +57,9 @@ enum Ledger {
         (\(bind: movement.id), \(bind: position), \(bind: leg.accountID), \(bind: leg.amount.minorUnits), \(bind: leg.amount.currency))
         """)
     }
-    try await database.raw(
+    try await database.writeLater(
       "INSERT INTO payments_legs (movement_id, position, account_id, amount_minor, currency) VALUES "
-        + legs.joined(separator: ", ")
-    ).run()
+        + legs.joined(separator: ", "))
     try await apply(balanceChanges(of: movement), of: movement, in: database)
   }
 

@@ -2,6 +2,7 @@ internal import Foundation
 internal import SwiftProtobuf
 internal import IntentMeshProtos
 internal import PaymentsProtos
+internal import IntentsKit
 internal import SQLKit
 
 /// A payment as one user sees it: sent to, received from, or asked of another user. A payment
@@ -80,7 +81,8 @@ enum PaymentRecordRepository {
          \(bind: record.createdAt))
         """)
     }
-    try await database.raw("INSERT INTO payments_records (\(columns)) VALUES " + rows.joined(separator: ", ")).run()
+    // Sent with the transaction's next statement that does not read records (PostgreSQL).
+    try await database.writeLater("INSERT INTO payments_records (\(columns)) VALUES " + rows.joined(separator: ", "))
   }
 
   /// A user's records, oldest first.

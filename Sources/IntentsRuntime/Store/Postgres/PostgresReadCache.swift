@@ -57,6 +57,9 @@ final class PostgresReadCache: Sendable {
     }
   }
 
+  /// The schema's tables, once known.
+  var tables: Set<String>? { state.withLock { $0.tables } }
+
   /// The value kept under `key`, if no table it was read from has changed since the transaction
   /// that read it began.
   func kept(_ key: ReadCacheKey) -> Kept? {

@@ -191,7 +191,7 @@ package final class PostgresStore: IntentStore {
         return try await client.withConnection { connection in
           try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
             // Noted before the first statement: the snapshot then holds every change counted.
-            let scope = PostgresTransactionScope(start: cache.begin(), reuse: reuse)
+            let scope = PostgresTransactionScope(start: cache.begin(), knownTables: cache.tables, reuse: reuse)
             let database = PostgresTransactionDatabase(
               connection: connection, scope: scope, cache: cache, logger: logger)
             // What the transaction wrote changed, for this replica's cache, once it ends —
@@ -200,9 +200,11 @@ package final class PostgresStore: IntentStore {
             try await database.raw(SQLQueryString(begin)).run()
             do {
               let result = try await body(database)
+              try await database.sendLater()
               try await database.raw("COMMIT").run()
               return result
             } catch {
+              database.dropLater()
               _ = try? await database.raw("ROLLBACK").run()
               throw error
             }

@@ -33,6 +33,36 @@ struct PostgresTransactionDatabase: SQLDatabase {
   }
 
   func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+    guard scope.hasLater else { return try await send(query, onRow) }
+    // Writes are queued: the statement carries them when it can, or they go first on their own.
+    var alone = SQLSerializer(database: self)
+    query.serialize(to: &alone)
+    let (writes, together) = scope.takeLater(before: alone.sql)
+    guard together else {
+      try await send(StatementsTogether(later: writes, statement: nil, statementHasWith: false)) { _ in }
+      return try await send(query, onRow)
+    }
+    try await send(
+      StatementsTogether(
+        later: writes, statement: query, statementHasWith: StatementsTogether.beginsWithWith(alone.sql)),
+      onRow)
+  }
+
+  /// Drops the writes still queued: the transaction is rolled back.
+  func dropLater() {
+    _ = scope.takeLater(before: nil)
+  }
+
+  /// Sends the writes still queued (`writeLater`), before the commit.
+  func sendLater() async throws {
+    let (writes, _) = scope.takeLater(before: nil)
+    guard !writes.isEmpty else { return }
+    try await send(
+      writes.count == 1 ? writes[0] : StatementsTogether(later: writes, statement: nil, statementHasWith: false)
+    ) { _ in }
+  }
+
+  private func send(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
     var serializer = SQLSerializer(database: self)
     serializer.sql.reserveCapacity(Self.statementCapacity)
     query.serialize(to: &serializer)
@@ -51,6 +81,16 @@ struct PostgresTransactionDatabase: SQLDatabase {
 
   func withSession<R>(_ closure: @escaping @Sendable (any SQLDatabase) async throws -> R) async throws -> R {
     try await closure(self)
+  }
+}
+
+extension PostgresTransactionDatabase: WritesLaterDatabase {
+  /// Queued to go with the transaction's next statement that names none of its tables, or before
+  /// the commit (`StatementsTogether`); run now while the schema's tables are not known.
+  func writeLater(_ statement: SQLQueryString) async throws {
+    var serializer = SQLSerializer(database: self)
+    statement.serialize(to: &serializer)
+    guard scope.queueLater(statement, text: serializer.sql) else { return try await send(statement) { _ in } }
   }
 }
 

@@ -1,4 +1,5 @@
 internal import IntentsKit
+internal import SQLKit
 internal import Synchronization
 
 /// What one transaction of `PostgresStore` has read and written, for its read cache: the tables
@@ -8,6 +9,8 @@ final class PostgresTransactionScope: Sendable {
   /// The count of changes when the transaction began and the schema's tables (`PostgresReadCache.begin`);
   /// nil when the cache could not be used.
   let start: (generation: UInt64, tables: Set<String>)?
+  /// The schema's tables, once known (`PostgresReadCache.tables`), whether or not the cache is used.
+  let knownTables: Set<String>?
   /// When kept values may answer this transaction's cached reads.
   let reuse: Reuse
 
@@ -29,13 +32,48 @@ final class PostgresTransactionScope: Sendable {
     var loads: [Set<String>?] = []
     /// Whether the barrier has been passed (nil: not yet waited for).
     var barrierPassed: Bool?
+    /// Writes queued to go with a later statement (`writeLater`), and the tables they name.
+    var later: [SQLQueryString] = []
+    var laterTables: Set<String> = []
   }
 
   private let state = Mutex(State())
 
-  init(start: (generation: UInt64, tables: Set<String>)?, reuse: Reuse) {
+  init(start: (generation: UInt64, tables: Set<String>)?, knownTables: Set<String>?, reuse: Reuse) {
     self.start = start
+    self.knownTables = knownTables
     self.reuse = reuse
+  }
+
+  /// Queues `statement` (whose text is `text`) to go with a later statement; false when the
+  /// schema's tables are not known, and so which statements it must precede: run it now.
+  func queueLater(_ statement: SQLQueryString, text: String) -> Bool {
+    guard let knownTables else { return false }
+    let scope = StatementScope(of: text, knownTables: knownTables)
+    guard !scope.namesNoTable else { return false }
+    state.withLock { state in
+      state.written.formUnion(scope.tables)
+      state.later.append(statement)
+      state.laterTables.formUnion(scope.tables)
+    }
+    return true
+  }
+
+  /// The queued writes, taken off the queue, and whether they can go with the statement `text`
+  /// (one that names none of their tables, and that writes can join); empty when none are queued.
+  func takeLater(before text: String?) -> (writes: [SQLQueryString], together: Bool) {
+    state.withLock { state in
+      guard !state.later.isEmpty else { return ([], false) }
+      let writes = state.later
+      var together = false
+      if let text, let knownTables, StatementsTogether.canJoin(text) {
+        let scope = StatementScope(of: text, knownTables: knownTables)
+        together = scope.tables.allSatisfy { !state.laterTables.contains($0) }
+      }
+      state.later.removeAll()
+      state.laterTables.removeAll()
+      return (writes, together)
+    }
   }
 
   /// Whether kept values may answer this transaction's cached reads now; waits for the barrier
@@ -55,12 +93,15 @@ final class PostgresTransactionScope: Sendable {
   /// The tables this transaction's statements wrote (named, at least).
   var written: Set<String> { state.withLock { $0.written } }
 
+  /// Whether writes are queued to go with a later statement.
+  var hasLater: Bool { state.withLock { !$0.later.isEmpty } }
+
   /// Whether a statement of this transaction has written.
   var hasWritten: Bool { state.withLock { !$0.written.isEmpty } }
 
   /// Notes a statement about to run.
   func run(_ text: String) {
-    guard let tables = start?.tables else { return }
+    guard let tables = knownTables else { return }
     let scope = StatementScope(of: text, knownTables: tables)
     state.withLock { state in
       if scope.writes { state.written.formUnion(scope.tables) }
