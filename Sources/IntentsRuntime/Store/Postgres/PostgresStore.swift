@@ -102,9 +102,6 @@ package final class PostgresStore: IntentStore {
   /// replicas' writes are heard.
   package var readCacheIsLive: Bool { cache.begin() != nil }
 
-  /// How many values the read cache keeps (for tests).
-  package var keptReads: Int { cache.count }
-
   /// Puts the change notifications on every table migrations left, and starts the read cache
   /// afresh with the schema's tables.
   package func schemaDidChange() async throws {
