@@ -194,15 +194,16 @@ package final class PostgresStore: IntentStore {
             // What the transaction wrote changed, for this replica's cache, once it ends —
             // committed, or perhaps committed when the COMMIT's answer was lost.
             defer { if scope.hasWritten { cache.changed(scope.written) } }
-            try await database.raw(SQLQueryString(begin)).run()
+            // Sent with the first statement: a read answered from kept values sends none.
+            scope.holdBegin(begin)
             do {
               let result = try await body(database)
               try await database.sendLater()
-              try await database.raw("COMMIT").run()
+              try await database.end("COMMIT")
               return result
             } catch {
               database.dropLater()
-              _ = try? await database.raw("ROLLBACK").run()
+              try? await database.end("ROLLBACK")
               throw error
             }
           }

@@ -53,6 +53,13 @@ struct PostgresTransactionDatabase: SQLDatabase {
     _ = scope.takeLater(before: nil)
   }
 
+  /// Sends `statement` (COMMIT or ROLLBACK) if the transaction was begun; one whose every read was
+  /// answered from kept values sent nothing, and has nothing to end.
+  func end(_ statement: String) async throws {
+    guard scope.begun else { return }
+    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+  }
+
   /// Sends the writes still queued (`writeLater`), before the commit.
   func sendLater() async throws {
     let (writes, _) = scope.takeLater(before: nil)
@@ -63,6 +70,9 @@ struct PostgresTransactionDatabase: SQLDatabase {
   }
 
   private func send(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+    if let begin = scope.takeBegin() {
+      try await connection.query(PostgresQuery(unsafeSQL: begin), logger: logger)
+    }
     var serializer = SQLSerializer(database: self)
     serializer.sql.reserveCapacity(Self.statementCapacity)
     query.serialize(to: &serializer)

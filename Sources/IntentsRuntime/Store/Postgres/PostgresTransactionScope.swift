@@ -32,6 +32,10 @@ final class PostgresTransactionScope: Sendable {
     var loads: [Set<String>?] = []
     /// Whether the barrier has been passed (nil: not yet waited for).
     var barrierPassed: Bool?
+    /// The transaction's BEGIN, until it is sent with the first statement (nil once sent).
+    var begin: String?
+    /// Whether the BEGIN was sent.
+    var begun = false
     /// Writes queued to go with a later statement (`writeLater`), and the tables they name.
     var later: [SQLQueryString] = []
     var laterTables: Set<String> = []
@@ -92,6 +96,26 @@ final class PostgresTransactionScope: Sendable {
 
   /// The tables this transaction's statements wrote (named, at least).
   var written: Set<String> { state.withLock { $0.written } }
+
+  /// Holds `begin` back until the transaction's first statement: a read answered wholly from kept
+  /// values sends nothing. (PostgreSQL takes a transaction's snapshot at its first statement, not
+  /// at BEGIN, so nothing else moves.)
+  func holdBegin(_ begin: String) {
+    state.withLock { $0.begin = begin }
+  }
+
+  /// The BEGIN to send before the next statement, if it has not been sent.
+  func takeBegin() -> String? {
+    state.withLock { state in
+      guard let begin = state.begin else { return nil }
+      state.begin = nil
+      state.begun = true
+      return begin
+    }
+  }
+
+  /// Whether a statement — the BEGIN first — has been sent: there is a transaction to end.
+  var begun: Bool { state.withLock { $0.begun } }
 
   /// Whether writes are queued to go with a later statement.
   var hasLater: Bool { state.withLock { !$0.later.isEmpty } }
