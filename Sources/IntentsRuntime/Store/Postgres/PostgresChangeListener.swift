@@ -16,7 +16,7 @@ struct PostgresChangeListener: Sendable {
   let barrier: ChangeBarrier
   let logger: Logger
   var heartbeat: Duration = .seconds(5)
-  var barrierTimeout: Duration = .seconds(1)
+  var barrierTimeout: Duration = .seconds(3)
 
   private struct Lost: Error {}
 

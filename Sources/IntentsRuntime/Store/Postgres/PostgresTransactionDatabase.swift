@@ -39,7 +39,7 @@ struct PostgresTransactionDatabase: SQLDatabase {
     query.serialize(to: &alone)
     let (writes, together) = scope.takeLater(before: alone.sql)
     guard together else {
-      try await send(StatementsTogether(later: writes, statement: nil, statementHasWith: false)) { _ in }
+      try await send(writes)
       return try await send(query, onRow)
     }
     try await send(
@@ -63,10 +63,15 @@ struct PostgresTransactionDatabase: SQLDatabase {
   /// Sends the writes still queued (`writeLater`), before the commit.
   func sendLater() async throws {
     let (writes, _) = scope.takeLater(before: nil)
-    guard !writes.isEmpty else { return }
-    try await send(
-      writes.count == 1 ? writes[0] : StatementsTogether(later: writes, statement: nil, statementHasWith: false)
-    ) { _ in }
+    try await send(writes)
+  }
+
+  /// Sends queued `writes` on their own: one as it is, several as one statement.
+  private func send(_ writes: [SQLQueryString]) async throws {
+    guard let first = writes.first else { return }
+    let statement: any SQLExpression =
+      writes.count == 1 ? first : StatementsTogether(later: writes, statement: nil, statementHasWith: false)
+    try await send(statement) { _ in }
   }
 
   private func send(_ query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
